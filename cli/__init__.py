@@ -1,0 +1,1 @@
+"""mnemolog cli layer."""

@@ -1,0 +1,1 @@
+"""mnemolog domain layer."""

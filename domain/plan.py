@@ -1,0 +1,57 @@
+"""Phase 2's contract: a plan of edits that code checks before anything is stored.
+
+The model never writes files. It answers with a ``ConsolidationPlan``; every
+edit names its evidence (session ids) and a reason.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ItemKindName(StrEnum):
+    """The kinds of memory item."""
+
+    PREFERENCE = "preference"
+    KNOWLEDGE = "knowledge"
+    FAILURE = "failure"
+    TASK = "task"
+    SKILL = "skill"
+
+
+GLOBAL_SCOPE = "global"
+
+
+class Edit(BaseModel):
+    """One proposed change to memory.
+
+    ``target`` is the short handle of an existing item (for revise, retire,
+    invalidate); ``op == "add"`` leaves it empty.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    op: Literal["add", "revise", "retire", "invalidate"]
+    target: str | None = Field(default=None, description="Handle of the existing item, e.g. 'I3'.")
+    kind: ItemKindName = ItemKindName.KNOWLEDGE
+    scope: str = Field(default=GLOBAL_SCOPE, description="A project scope key, or 'global'.")
+    task_group: str = Field(default="", description="Project or workflow family the item belongs to.")
+    title: str = Field(default="", description="Short task title, with outcome for task items.")
+    text: str = ""
+    keywords: tuple[str, ...] = ()
+    evidence: tuple[str, ...] = Field(default=(), description="Session ids that support the edit.")
+    valid_from: datetime | None = None
+    reason: str = ""
+
+
+class ConsolidationPlan(BaseModel):
+    """A model's whole answer for one consolidation run."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    edits: tuple[Edit, ...] = ()
+    user_profile: str = Field(default="", description="At most 350 words on the user, from evidence.")

@@ -1,0 +1,58 @@
+"""The data the Markdown folder is rendered from, read out of the projection tables.
+
+The renderer is a pure function of this model, so an incrementally maintained
+store and a rebuilt one render byte-identical folders.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+
+@dataclass(frozen=True)
+class FolderSession:
+    """A session with a current extraction (one rollout summary file, one raw memory)."""
+
+    session_id: str  # the aggregate id (UUID string)
+    native_id: str  # the agent's own thread/session id (Codex: UUIDv7)
+    source: str  # "codex" | "claude-code"
+    path: str  # where the session file was read (rollout_path)
+    cwd: str
+    scope: str
+    git_branch: str | None
+    started_at: datetime | None
+    updated_at: datetime
+    rollout_summary: str
+    rollout_slug: str | None
+    raw_memory: str
+
+
+@dataclass(frozen=True)
+class FolderItem:
+    """An active memory item."""
+
+    item_id: str
+    kind: str  # preference | knowledge | failure | task | skill
+    scope: str  # a project scope key or "global"
+    task_group: str
+    title: str
+    text: str
+    keywords: tuple[str, ...]
+    evidence: tuple[str, ...]  # session ids (aggregate ids)
+    trust: str  # proposed | accepted | doubted | rejected
+    valid_from: datetime | None
+    updated_at: datetime
+    usage_count: int = 0
+    last_used: datetime | None = None
+
+
+@dataclass(frozen=True)
+class FolderModel:
+    """Everything one render needs. ``project`` limits it to one scope plus global."""
+
+    items: tuple[FolderItem, ...]
+    sessions: tuple[FolderSession, ...]
+    user_profile: str = ""
+    project: str | None = None
+    scope_labels: dict[str, str] = field(default_factory=dict)  # scope key -> readable name

@@ -1,0 +1,1 @@
+"""mnemolog prompts layer."""
