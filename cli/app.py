@@ -1,7 +1,37 @@
+"""The mnemolog command line: thin commands over the pipeline and the store."""
+
+from __future__ import annotations
+
+import sys
+
 import typer
-app = typer.Typer()
-@app.command()
-def doctor() -> None:
-    print("ok")
+from mnemolog.cli import pipeline_commands, store_commands
+from mnemolog.cli.output import UserError, errors
+
+app = typer.Typer(
+    name="mnemolog",
+    help="An event-sourced memory store for coding agents.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+store_commands.register(app)
+pipeline_commands.register(app)
+
+
 def main() -> None:
-    app()
+    """Console entry point: user errors become one line on stderr and an exit code."""
+    import click
+
+    try:
+        code = app(standalone_mode=False)
+    except UserError as error:
+        errors.print(f"[red]error:[/red] {error}", highlight=False)
+        sys.exit(int(error.code))
+    except click.exceptions.Abort:
+        errors.print("aborted")
+        sys.exit(1)
+    except click.ClickException as error:
+        error.show()
+        sys.exit(error.exit_code)
+    sys.exit(code if isinstance(code, int) else 0)

@@ -1,0 +1,130 @@
+"""The one place that wires adapters: persistence, views, models, clock.
+
+Tests hand it fakes (a model, a clock) or real local services (a PostgreSQL DSN).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from mnemolog.adapters.settings import Settings, load_settings
+from mnemolog.domain.application import MnemologApp
+from mnemolog.projections.view_store import (
+    MemoryView,
+    catch_up,
+    open_postgres_view,
+    open_sqlite_view,
+    rebuild,
+)
+from psycopg.conninfo import conninfo_to_dict
+
+Clock = Callable[[], datetime]
+
+
+def utc_now() -> datetime:
+    """The real clock."""
+    return datetime.now(UTC)
+
+
+class StoreError(Exception):
+    """The store cannot be opened (bad URL, unreachable server, unwritable folder)."""
+
+
+@dataclass
+class Store:
+    """An open store: the log (application) and its views."""
+
+    app: MnemologApp
+    view: MemoryView
+    settings: Settings
+    backend: str  # "sqlite" | "postgres"
+    location: str  # a path, or a URL without its password
+    clock: Clock = field(default=utc_now)
+
+    def catch_up(self) -> int:
+        """Bring the views up to the end of the log."""
+        return catch_up(self.app, self.view)
+
+    def rebuild(self) -> int:
+        """Drop the views and replay the whole log."""
+        return rebuild(self.app, self.view)
+
+    def lag(self) -> int:
+        """How many events the views have not applied yet."""
+        return self.app.max_notification_id() - self.view.position(self.app.name)
+
+    def tombstone_key(self) -> bytes:
+        """The key for tombstone hashes: configured, else generated once into the home folder."""
+        configured = self.settings.tombstone_key
+        if configured is not None:
+            return configured.get_secret_value().encode()
+        path = self.settings.home / "tombstone.key"
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(secrets.token_hex(32))
+            path.chmod(0o600)
+        return path.read_text().strip().encode()
+
+    def close(self) -> None:
+        """Release connections."""
+        self.app.close()
+
+
+def postgres_params(url: str) -> dict[str, Any]:
+    """Connection parameters for eventsourcing's PostgresDatastore from a URL."""
+    info = conninfo_to_dict(url)
+    return {
+        "dbname": str(info.get("dbname") or "mnemolog"),
+        "host": str(info.get("host") or "localhost"),
+        "port": str(info.get("port") or "5432"),
+        "user": str(info.get("user") or "mnemolog"),
+        "password": str(info.get("password") or ""),
+    }
+
+
+def _redacted_url(url: str) -> str:
+    p = postgres_params(url)
+    return f"postgresql://{p['user']}@{p['host']}:{p['port']}/{p['dbname']}"
+
+
+def open_store(settings: Settings | None = None, clock: Clock = utc_now) -> Store:
+    """Open the configured store, creating its schema on first use."""
+    settings = settings or load_settings()
+    url = settings.database_url.get_secret_value() if settings.database_url else None
+    try:
+        if url:
+            params = postgres_params(url)
+            env = {
+                "PERSISTENCE_MODULE": "eventsourcing.postgres",
+                "POSTGRES_DBNAME": params["dbname"],
+                "POSTGRES_HOST": params["host"],
+                "POSTGRES_PORT": params["port"],
+                "POSTGRES_USER": params["user"],
+                "POSTGRES_PASSWORD": params["password"],
+                "POSTGRES_POOL_SIZE": "2",
+                "CREATE_TABLE": "y",
+            }
+            app = MnemologApp(env=env)
+            view: MemoryView = open_postgres_view(params)
+            return Store(app, view, settings, "postgres", _redacted_url(url), clock)
+        home = Path(settings.home)
+        home.mkdir(parents=True, exist_ok=True)
+        events = home / "events.sqlite"
+        env = {
+            "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+            "SQLITE_DBNAME": str(events),
+            "SQLITE_LOCK_TIMEOUT": "30",
+            "CREATE_TABLE": "y",
+        }
+        app = MnemologApp(env=env)
+        view = open_sqlite_view(str(home / "views.sqlite"))
+        return Store(app, view, settings, "sqlite", str(home), clock)
+    except Exception as error:  # any driver error opening the store is one user-facing message
+        if isinstance(error, StoreError):
+            raise
+        raise StoreError(f"cannot open the store: {error}") from error

@@ -1,0 +1,97 @@
+"""Project scope keys: which project a session (and its memories) belongs to."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import PurePosixPath
+
+_SCP_LIKE = re.compile(r"^(?:(?P<user>[^@/\s]+)@)?(?P<host>[^:/\s]+):(?P<path>(?!//).*)$")
+_SCHEME = re.compile(r"^(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*)://(?P<rest>.*)$")
+
+
+def normalise_remote(remote: str) -> str | None:
+    """Return ``host/owner/repo`` for a git remote URL, or ``None`` if it has no host.
+
+    Credentials, the scheme, the user, the port, a trailing ``.git`` and slashes
+    are removed and the host is lower-cased; the path keeps its case.
+    ``file://`` URLs and plain paths have no host and give ``None``.
+    """
+    text = remote.strip()
+    if not text:
+        return None
+    host: str
+    path: str
+    scheme_match = _SCHEME.match(text)
+    if scheme_match:
+        if scheme_match.group("scheme").lower() == "file":
+            return None
+        rest = scheme_match.group("rest")
+        authority, _, path = rest.partition("/")
+        host = authority.rpartition("@")[2]
+        if host.startswith("["):  # IPv6 literal, keep it whole
+            host = host.partition("]")[0] + "]"
+        else:
+            host = host.partition(":")[0]
+    else:
+        scp = _SCP_LIKE.match(text)
+        if scp is None or len(scp.group("host")) == 1:  # no host, or a drive letter
+            return None
+        host, path = scp.group("host"), scp.group("path")
+    host = host.lower().strip()
+    path = path.strip().strip("/")
+    if path.endswith(".git"):
+        path = path[: -len(".git")]
+    path = path.strip("/")
+    if not host:
+        return None
+    return f"{host}/{path}" if path else host
+
+
+def find_repo_root(cwd: str) -> str | None:
+    """Walk up from ``cwd`` to the nearest folder that holds ``.git``; ``None`` if none here."""
+    try:
+        current = os.path.abspath(cwd)
+    except (OSError, ValueError):
+        return None
+    if not os.path.isdir(current):
+        return None
+    while True:
+        if os.path.exists(os.path.join(current, ".git")):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+def project_scope(git_remote: str | None, cwd: str | None) -> str:
+    """Return the scope key of a project.
+
+    Formats, in order of preference:
+
+    - ``git:<host>/<path>`` from the git remote, normalised by
+      :func:`normalise_remote`: ``git@github.com:a/b.git``,
+      ``https://github.com/a/b``, ``ssh://git@github.com:22/a/b`` and
+      ``https://user:token@GitHub.com/a/b.git`` all give ``git:github.com/a/b``.
+    - ``path:<repo root>`` when there is no usable remote but ``cwd`` exists on
+      this machine inside a git work tree (the nearest folder with ``.git``).
+    - ``path:<cwd>`` otherwise (normalised, without a trailing slash).
+    - ``unknown`` when there is neither a remote nor a cwd.
+    """
+    if git_remote:
+        normalised = normalise_remote(git_remote)
+        if normalised:
+            return f"git:{normalised}"
+    if cwd and cwd.strip():
+        root = find_repo_root(cwd.strip())
+        if root is not None:
+            return f"path:{root}"
+        return f"path:{_clean_path(cwd.strip())}"
+    return "unknown"
+
+
+def _clean_path(path: str) -> str:
+    if "\\" in path or re.match(r"^[A-Za-z]:", path):
+        return path.rstrip("\\/") or path
+    return str(PurePosixPath(path)) if path.startswith("/") else path.rstrip("/") or path

@@ -1,0 +1,131 @@
+"""One typed settings object: defaults, then ``$MNEMOLOG_HOME/config.toml``, then ``MNEMOLOG_*`` variables.
+
+``OPENAI_API_KEY`` and ``OPENAI_BASE_URL`` work as they do for the ``openai``
+client; the per-phase ``extract_*`` and ``consolidate_*`` settings override them.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+from pydantic import Field, SecretStr
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+CONFIG_FILE = "config.toml"
+
+
+def resolve_home(env: Mapping[str, str] | None = None) -> Path:
+    """``$MNEMOLOG_HOME``, else the platform's user data folder."""
+    env = os.environ if env is None else env
+    home = env.get("MNEMOLOG_HOME")
+    return Path(home).expanduser() if home else Path(platformdirs.user_data_dir("mnemolog"))
+
+
+class Settings(BaseSettings):
+    """Everything mnemolog can be configured with."""
+
+    model_config = SettingsConfigDict(env_prefix="MNEMOLOG_", extra="ignore")
+
+    home: Path = Field(default_factory=resolve_home, description="Where the embedded store and the memory folder live.")
+    database_url: SecretStr | None = Field(default=None, description="A PostgreSQL URL; unset means SQLite in home.")
+    memory_dir: Path | None = Field(default=None, description="Where `run` renders the folder (default: home/memories).")
+
+    extract_model: str = Field(default="auto", description="Model for phase 1; 'heuristic' for the offline extractor; 'auto' = gpt-5-mini with a key, else heuristic.")
+    extract_base_url: str | None = None
+    extract_api_key: SecretStr | None = None
+    consolidate_model: str = Field(default="auto", description="Model for phase 2; 'heuristic' for the offline consolidator.")
+    consolidate_base_url: str | None = None
+    consolidate_api_key: SecretStr | None = None
+    openai_api_key: SecretStr | None = Field(default=None, validation_alias="OPENAI_API_KEY")
+    openai_base_url: str | None = Field(default=None, validation_alias="OPENAI_BASE_URL")
+    model_timeout: float = 120.0
+    model_retries: int = 4
+    model_backoff: float = 1.0
+    extract_workers: int = 4
+    extract_input_tokens: int = 24_000
+
+    idle_hours: float = Field(default=6.0, description="A session must be idle this long before phase 1.")
+    max_age_days: float = Field(default=10.0, description="Phase 1 skips sessions older than this.")
+    retention_days: float = Field(default=30.0, description="Phase 2 keeps extractions used (or new) within this window.")
+    max_selected: int = Field(default=256, description="Phase 2 selects at most this many extractions.")
+    max_attempts: int = 3
+    claim_lease_seconds: float = 900.0
+    summary_tokens: int = 2_500
+    context_tokens: int = 3_000
+    disable_on_external_context: bool = Field(default=False, description="Mark sessions that used web search or MCP tools as polluted.")
+    tombstone_key: SecretStr | None = Field(default=None, description="Key for tombstone hashes; generated into home on first use.")
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Precedence: explicit values, environment, the TOML file, defaults."""
+        toml = TomlConfigSettingsSource(settings_cls, toml_file=resolve_home() / CONFIG_FILE)
+        return (init_settings, env_settings, toml)
+
+    @property
+    def folder(self) -> Path:
+        """Where the rendered memory folder goes by default."""
+        return self.memory_dir or self.home / "memories"
+
+
+SECRET_FIELDS = {"database_url", "extract_api_key", "consolidate_api_key", "openai_api_key", "tombstone_key"}
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Read the settings (the TOML file is found through ``$MNEMOLOG_HOME``)."""
+    return Settings(**overrides)
+
+
+def describe(settings: Settings, env: Mapping[str, str] | None = None) -> list[tuple[str, str, str]]:
+    """Each setting as (name, shown value, where it came from), secrets masked."""
+    env = os.environ if env is None else env
+    path = resolve_home(env) / CONFIG_FILE
+    from_file: dict[str, Any] = {}
+    if path.is_file():
+        with path.open("rb") as handle:
+            from_file = tomllib.load(handle)
+    rows = []
+    for name, field in Settings.model_fields.items():
+        value = getattr(settings, name)
+        alias = field.validation_alias if isinstance(field.validation_alias, str) else None
+        env_name = alias or f"MNEMOLOG_{name.upper()}"
+        if env_name in env:
+            source = f"env {env_name}"
+        elif name in from_file:
+            source = f"file {path}"
+        else:
+            source = "default"
+        shown = "(unset)" if value is None else str(value)
+        if name in SECRET_FIELDS and value is not None:
+            secret = value.get_secret_value() if isinstance(value, SecretStr) else str(value)
+            shown = _mask(secret)
+        rows.append((name, shown, source))
+    return rows
+
+
+def _mask(secret: str) -> str:
+    if "://" in secret:  # a URL: keep scheme, host and database, hide the password
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(secret)
+        host = parts.hostname or ""
+        port = f":{parts.port}" if parts.port else ""
+        user = f"{parts.username}:***@" if parts.username else ""
+        return f"{parts.scheme}://{user}{host}{port}{parts.path}"
+    return "***" if len(secret) < 12 else f"{secret[:3]}***{secret[-2:]}"

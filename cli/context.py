@@ -1,0 +1,26 @@
+"""Opening the store for a command (one place, so every command fails the same way)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from mnemolog.adapters.bootstrap import Store, StoreError, open_store
+from mnemolog.adapters.settings import load_settings
+from mnemolog.cli.output import UserError
+
+
+@contextmanager
+def store() -> Iterator[Store]:
+    """The configured store, caught up with the log, closed afterwards."""
+    try:
+        opened = open_store(load_settings())
+    except StoreError as error:
+        raise UserError(str(error)) from error
+    except Exception as error:  # settings that do not validate
+        raise UserError(f"invalid configuration: {error}") from error
+    try:
+        opened.catch_up()
+        yield opened
+    finally:
+        opened.close()

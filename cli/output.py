@@ -1,0 +1,81 @@
+"""Printing for the CLI: rich on a terminal, JSON for --json, one-line errors, exit codes."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from enum import IntEnum
+from typing import Any
+from uuid import UUID
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+console = Console()
+errors = Console(stderr=True)
+
+
+class Exit(IntEnum):
+    """Exit codes (documented in the README)."""
+
+    OK = 0
+    ERROR = 1  # a user error or a failure: one message on stderr
+    USAGE = 2  # bad options (typer/click)
+    PARTIAL = 3  # the run finished, but some inputs failed (see the report)
+    BUSY = 4  # another consolidation is running
+    NOT_FOUND = 5  # the item, run or tombstone named does not exist
+
+
+class UserError(Exception):
+    """A failure the user can act on; printed as one line, no traceback."""
+
+    def __init__(self, message: str, code: Exit = Exit.ERROR) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def fail(message: str, code: Exit = Exit.ERROR) -> typer.Exit:
+    """Print one error line and return the exit to raise."""
+    errors.print(f"[red]error:[/red] {message}", highlight=False)
+    return typer.Exit(int(code))
+
+
+def _default(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, UUID):
+        return str(value)
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json")
+    return str(value)
+
+
+def emit_json(data: Any) -> None:
+    """Write JSON to stdout (no colours, no wrapping)."""
+    sys.stdout.write(json.dumps(data, indent=2, sort_keys=True, default=_default) + "\n")
+
+
+@contextmanager
+def progress_bar(label: str, enabled: bool = True) -> Iterator[Any]:
+    """A progress bar on a terminal; a no-op callback otherwise (or with --json)."""
+    if not enabled or not console.is_terminal:
+        yield lambda done, total, name: None
+        return
+    with Progress(
+        TextColumn(f"{label} [dim]{{task.fields[name]}}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    ) as bar:
+        task = bar.add_task(label, total=None, name="")
+
+        def update(done: int, total: int, name: str) -> None:
+            bar.update(task, completed=done, total=total, name=name)
+
+        yield update

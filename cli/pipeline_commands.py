@@ -1,0 +1,229 @@
+"""The pipeline commands: ingest, extract, consolidate, render, run."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import typer
+from mnemolog.adapters import pipeline
+from mnemolog.adapters.bootstrap import Store
+from mnemolog.adapters.models import OFFLINE, make_consolidator, make_extractor, model_choice
+from mnemolog.adapters.scope import project_scope
+from mnemolog.cli.context import store
+from mnemolog.cli.options import parse_since
+from mnemolog.cli.output import Exit, UserError, console, emit_json, errors, progress_bar
+from mnemolog.projections.folder_writer import FolderWriteError
+
+JSON = typer.Option(False, "--json", help="Print a JSON summary.")
+SINCE = typer.Option(None, "--since", help="Only sessions updated since DATE or DURATION (e.g. 2026-01-01, 30d).")
+ALL = typer.Option(False, "--all", help="Ignore the age window (first import of a whole history).")
+MODEL = typer.Option(None, "--model", help="Model name, or 'heuristic' for the offline models.")
+
+
+def _ingest(s: Store, paths: list[Path], since: str | None, all_: bool, quiet: bool) -> pipeline.IngestReport:
+    policy = pipeline.since_policy(s.settings, parse_since(since, s.clock()), all_)
+    roots = paths or pipeline.default_paths()
+    with progress_bar("ingest", enabled=not quiet) as bar:
+        return pipeline.ingest(s, roots, policy, progress=bar)
+
+
+def _print_ingest(report: pipeline.IngestReport) -> None:
+    console.print(
+        f"ingest: {report.files_read} files read; {report.new} new, {report.updated} updated, "
+        f"{report.unchanged} unchanged; {report.redactions} secrets redacted"
+    )
+    skipped = sum(report.lines_skipped.values())
+    if skipped:
+        reasons = ", ".join(f"{n} {r}" for r, n in sorted(report.lines_skipped.items()))
+        console.print(f"  skipped {skipped} lines: {reasons}", highlight=False)
+    for problem in report.errors:
+        errors.print(f"[yellow]warning:[/yellow] {problem['error']}", highlight=False)
+
+
+def ingest(
+    paths: list[Path] = typer.Argument(None, help="Session files or folders (default: ~/.codex and ~/.claude)."),
+    since: str | None = SINCE,
+    all_: bool = ALL,
+    json_out: bool = JSON,
+) -> None:
+    """Read agent sessions into the log (incremental: unchanged files add nothing)."""
+    with store() as s:
+        report = _ingest(s, paths or [], since, all_, json_out)
+    if json_out:
+        emit_json(report.as_dict())
+    else:
+        _print_ingest(report)
+    if report.partial:
+        raise typer.Exit(int(Exit.PARTIAL))
+
+
+def _extract(s: Store, model: str | None, limit: int | None, workers: int | None, quiet: bool, since: str | None = None, all_: bool = False) -> tuple[pipeline.ExtractReport, str]:
+    extractor = make_extractor(s.settings, model)
+    policy = pipeline.since_policy(s.settings, parse_since(since, s.clock()), all_)
+    with progress_bar("extract", enabled=not quiet) as bar:
+        report = pipeline.extract(
+            s, extractor, policy, limit=limit, workers=workers or s.settings.extract_workers, progress=bar
+        )
+    return report, extractor.name
+
+
+def extract(
+    limit: int | None = typer.Option(None, "--limit", help="At most N sessions."),
+    workers: int | None = typer.Option(None, "--workers", help="Parallel workers (default from config)."),
+    model: str | None = MODEL,
+    since: str | None = SINCE,
+    all_: bool = ALL,
+    json_out: bool = JSON,
+) -> None:
+    """Phase 1: extract what is worth remembering from each eligible session."""
+    with store() as s:
+        report, name = _extract(s, model, limit, workers, json_out, since, all_)
+    data = report.as_dict()
+    if json_out:
+        emit_json({**data, "model": name})
+    else:
+        console.print(
+            f"extract ({name}): {data['extracted']} extracted, {data['nothing']} with nothing to keep, "
+            f"{data['failed']} failed (will retry), {data['gave_up']} failed for good, {data['skipped']} skipped"
+        )
+        for failure in data["failures"]:
+            errors.print(f"[yellow]warning:[/yellow] session {failure['session']}: {failure['error']}", highlight=False)
+    if data["failed"] or data["gave_up"]:
+        raise typer.Exit(int(Exit.PARTIAL))
+
+
+def _consolidate(s: Store, model: str | None, since: str | None = None, all_: bool = False) -> tuple[Any, str]:
+    consolidator = make_consolidator(s.settings, model)
+    result = pipeline.run_consolidation(s, consolidator, parse_since(since, s.clock()), all_)
+    return result, consolidator.name
+
+
+def _result_dict(result: Any, name: str) -> dict[str, Any]:
+    return {
+        "consolidation": str(result.consolidation_id) if result.consolidation_id else None,
+        "status": result.status,
+        "detail": result.detail,
+        "model": name,
+        "inputs": {"added": result.diff_added, "changed": result.diff_changed, "removed": result.diff_removed},
+        "items": {"added": result.added, "revised": result.revised, "retired": result.retired, "invalidated": result.invalidated},
+        "overrides": [o.model_dump(mode="json") for o in result.overrides],
+    }
+
+
+def consolidate(model: str | None = MODEL, since: str | None = SINCE, all_: bool = ALL, json_out: bool = JSON) -> None:
+    """Phase 2: consolidate the selected extractions into memory items, as audited edits."""
+    with store() as s:
+        result, name = _consolidate(s, model, since, all_)
+    if json_out:
+        emit_json(_result_dict(result, name))
+    else:
+        _print_consolidation(result, name)
+    if result.status == "busy":
+        raise typer.Exit(int(Exit.BUSY))
+    if result.status == "failed":
+        raise typer.Exit(int(Exit.ERROR))
+
+
+def _print_consolidation(result: Any, name: str) -> None:
+    if result.status == "busy":
+        console.print(f"consolidate: another consolidation is running ({result.detail}); nothing to do")
+        return
+    if result.status == "failed":
+        errors.print(f"[red]consolidation {result.consolidation_id} failed:[/red] {result.detail}", highlight=False)
+        for o in result.overrides:
+            errors.print(f"  rejected {o.edit}: {o.reason}", highlight=False)
+        return
+    console.print(
+        f"consolidate ({name}): inputs +{result.diff_added} ~{result.diff_changed} -{result.diff_removed}; "
+        f"items {result.added} added, {result.revised} revised, {result.retired} retired, {result.invalidated} invalidated"
+    )
+    for o in result.overrides:
+        console.print(f"  code {o.action} item {o.item_id}: {o.reason}", highlight=False)
+
+
+def _project(cwd: Path | None, project: str | None) -> str | None:
+    if project:
+        return project
+    if cwd is None:
+        return None
+    return project_scope(None, str(cwd.resolve()))
+
+
+def _render(s: Store, out: Path, project: str | None) -> dict[str, str]:
+    try:
+        return pipeline.render(s, out, project)
+    except FolderWriteError as error:
+        raise UserError(str(error)) from error
+
+
+def render(
+    out: Path = typer.Option(None, "--out", help="Folder to write (default: the memory folder in MNEMOLOG_HOME)."),
+    project: str | None = typer.Option(None, "--project", help="Only this project scope (plus global items)."),
+    json_out: bool = JSON,
+) -> None:
+    """Render the memory folder (Codex's layout) from the projections."""
+    with store() as s:
+        target = out or s.settings.folder
+        files = _render(s, target, project)
+    if json_out:
+        emit_json({"folder": str(target), "files": sorted(files)})
+    else:
+        console.print(f"rendered {len(files)} files into {target}")
+
+
+def run(
+    paths: list[Path] = typer.Argument(None, help="Session files or folders (default: ~/.codex and ~/.claude)."),
+    since: str | None = SINCE,
+    all_: bool = ALL,
+    out: Path = typer.Option(None, "--out", help="Folder to write (default: MNEMOLOG_HOME/memories)."),
+    json_out: bool = JSON,
+) -> None:
+    """The whole pipeline: ingest, extract, consolidate, render."""
+    with store() as s:
+        offline = [
+            phase for phase in ("extract", "consolidate") if model_choice(s.settings, phase) == OFFLINE
+        ]
+        if offline and not json_out:
+            console.print(
+                f"no model API configured for {' and '.join(offline)}: using the offline heuristic models "
+                "(set OPENAI_API_KEY or MNEMOLOG_EXTRACT_MODEL to use a language model)"
+            )
+        ingest_report = _ingest(s, paths or [], since, all_, json_out)
+        extract_report, extract_name = _extract(s, None, None, None, json_out, since, all_)
+        result, consolidate_name = _consolidate(s, None, since, all_)
+        target = out or s.settings.folder
+        files = _render(s, target, None) if result.status != "failed" else {}
+    partial = ingest_report.partial or extract_report.as_dict()["gave_up"] > 0
+    if json_out:
+        emit_json(
+            {
+                "ingest": ingest_report.as_dict(),
+                "extract": {**extract_report.as_dict(), "model": extract_name},
+                "consolidate": _result_dict(result, consolidate_name),
+                "folder": str(target) if files else None,
+                "files": sorted(files),
+            }
+        )
+    else:
+        _print_ingest(ingest_report)
+        data = extract_report.as_dict()
+        console.print(f"extract ({extract_name}): {data['extracted']} extracted, {data['nothing']} with nothing to keep, {data['failed'] + data['gave_up']} failed")
+        _print_consolidation(result, consolidate_name)
+        if files:
+            console.print(f"memory folder: {target} ({len(files)} files)")
+            console.print(f"  summary: {os.path.join(target, 'memory_summary.md')}")
+    if result.status == "failed":
+        raise typer.Exit(int(Exit.ERROR))
+    if partial:
+        raise typer.Exit(int(Exit.PARTIAL))
+
+
+def register(app: typer.Typer) -> None:
+    """Add these commands to the app."""
+    app.command()(ingest)
+    app.command()(extract)
+    app.command()(consolidate)
+    app.command()(render)
+    app.command()(run)

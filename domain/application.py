@@ -1,0 +1,68 @@
+"""The mnemolog Application: the event store and the commands that append to it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+from uuid import UUID
+
+from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.persistence import IntegrityError, Mapper, Transcoder
+from mnemolog.domain.events import EventSourced, PydanticMapper
+from mnemolog.domain.topics import register_legacy_topics
+
+T = TypeVar("T")
+
+APP_NAME = "mnemolog"
+
+register_legacy_topics()
+
+
+class ConflictPersisted(Exception):
+    """A command kept conflicting with concurrent writers and gave up."""
+
+
+class MnemologApp(Application[UUID]):
+    """Holds the log. Commands live in the use-case modules and save through here."""
+
+    name = APP_NAME
+    is_snapshotting_enabled = False
+
+    def construct_mapper(self) -> Mapper[UUID]:
+        """Use the pydantic mapper so typed events round-trip with their types."""
+        return self.factory.mapper(
+            transcoder=self.construct_transcoder(), mapper_class=PydanticMapper
+        )
+
+    def construct_transcoder(self) -> Transcoder:
+        """Plain JSON: pydantic already turned everything into JSON types."""
+        return self.factory.transcoder()
+
+    def find(self, aggregate_id: UUID) -> Any | None:
+        """The aggregate with this id, or None."""
+        try:
+            return self.repository.get(aggregate_id)
+        except AggregateNotFoundError:
+            return None
+
+    def save_all(self, *aggregates: EventSourced) -> int | None:
+        """Save the pending events of all given aggregates in one transaction."""
+        recordings = self.save(*aggregates)
+        return recordings[-1].notification.id if recordings else None
+
+    def retrying(self, command: Callable[[], T], attempts: int = 5) -> T:
+        """Run a read-modify-save command again when a concurrent writer got there first.
+
+        The command must re-read what it changes each time (that is what makes a
+        retry safe): a version conflict means nothing of that save was written.
+        """
+        for _ in range(attempts):
+            try:
+                return command()
+            except IntegrityError:
+                continue
+        raise ConflictPersisted(f"gave up after {attempts} conflicting attempts")
+
+    def max_notification_id(self) -> int:
+        """The position of the newest event in the log (0 when empty)."""
+        return self.recorder.max_notification_id() or 0

@@ -1,0 +1,180 @@
+"""The MemoryItem aggregate: one unit of consolidated memory, with its history."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.domain import event
+from mnemolog.domain.events import EventSourced
+
+
+class ItemStatus(StrEnum):
+    """Where an item stands."""
+
+    ACTIVE = "active"
+    RETIRED = "retired"
+    INVALIDATED = "invalidated"
+
+
+class Trust(StrEnum):
+    """Review state of an item."""
+
+    PROPOSED = "proposed"
+    ACCEPTED = "accepted"
+    DOUBTED = "doubted"
+    REJECTED = "rejected"
+
+
+class EditedBy(StrEnum):
+    """Who decided an edit."""
+
+    MODEL = "model"
+    CODE = "code"
+    USER = "user"
+
+
+class MemoryItem(EventSourced):
+    """A preference, piece of knowledge, failure, task record or skill."""
+
+    class Added(EventSourced.Created):
+        """A consolidation (or a user) added the item."""
+
+        kind: str
+        scope: str
+        task_group: str
+        title: str
+        text: str
+        keywords: tuple[str, ...]
+        evidence: tuple[UUID, ...]
+        valid_from: datetime | None
+        consolidation_id: UUID | None
+        reason: str
+        trust: Trust = Trust.PROPOSED
+        by: EditedBy = EditedBy.MODEL
+
+    class Revised(EventSourced.Event):
+        """The item's text, keywords or evidence changed."""
+
+        title: str
+        text: str
+        keywords: tuple[str, ...]
+        evidence: tuple[UUID, ...]
+        valid_from: datetime | None
+        consolidation_id: UUID | None
+        reason: str
+        by: EditedBy = EditedBy.MODEL
+
+        def apply(self, aggregate: Any) -> None:
+            """Replace the content."""
+            aggregate.title = self.title
+            aggregate.text = self.text
+            aggregate.keywords = self.keywords
+            aggregate.evidence = self.evidence
+            if self.valid_from is not None:
+                aggregate.valid_from = self.valid_from
+
+    class Retired(EventSourced.Event):
+        """Withdrawn: it should not be memory (or its evidence is gone)."""
+
+        reason: str
+        consolidation_id: UUID | None = None
+        by: EditedBy = EditedBy.MODEL
+        tombstone_id: UUID | None = None
+
+        def apply(self, aggregate: Any) -> None:
+            """Mark retired."""
+            aggregate.status = ItemStatus.RETIRED
+
+    class Invalidated(EventSourced.Event):
+        """Its valid time ended: superseded in the world, kept in history."""
+
+        valid_to: datetime
+        reason: str
+        consolidation_id: UUID | None = None
+        by: EditedBy = EditedBy.MODEL
+
+        def apply(self, aggregate: Any) -> None:
+            """End the valid time."""
+            aggregate.status = ItemStatus.INVALIDATED
+            aggregate.valid_to = self.valid_to
+
+    class Reviewed(EventSourced.Event):
+        """Someone accepted, rejected or doubted the item."""
+
+        verdict: Trust
+        reviewer: str
+        note: str = ""
+
+        def apply(self, aggregate: Any) -> None:
+            """Set the trust state."""
+            aggregate.trust = self.verdict
+
+    @event(Added)
+    def __init__(
+        self,
+        kind: str,
+        scope: str,
+        task_group: str,
+        title: str,
+        text: str,
+        keywords: tuple[str, ...],
+        evidence: tuple[UUID, ...],
+        valid_from: datetime | None,
+        consolidation_id: UUID | None,
+        reason: str,
+        trust: Trust = Trust.PROPOSED,
+        by: EditedBy = EditedBy.MODEL,
+    ) -> None:
+        self.kind = kind
+        self.scope = scope
+        self.task_group = task_group
+        self.title = title
+        self.text = text
+        self.keywords = keywords
+        self.evidence = evidence
+        self.valid_from = valid_from
+        self.valid_to: datetime | None = None
+        self.trust = trust
+        self.status = ItemStatus.ACTIVE
+
+    @property
+    def is_active(self) -> bool:
+        """True while the item is part of current memory."""
+        return self.status == ItemStatus.ACTIVE
+
+    def revise(self, **fields: Any) -> None:
+        """Change content (title, text, keywords, evidence, valid_from, consolidation_id, reason, by)."""
+        self.trigger_event(self.Revised, **fields)
+
+    def retire(
+        self,
+        reason: str,
+        consolidation_id: UUID | None = None,
+        by: EditedBy = EditedBy.MODEL,
+        tombstone_id: UUID | None = None,
+    ) -> bool:
+        """Withdraw the item; no event if it is no longer active."""
+        if not self.is_active:
+            return False
+        self.trigger_event(
+            self.Retired, reason=reason, consolidation_id=consolidation_id, by=by, tombstone_id=tombstone_id
+        )
+        return True
+
+    def invalidate(
+        self, valid_to: datetime, reason: str, consolidation_id: UUID | None = None, by: EditedBy = EditedBy.MODEL
+    ) -> bool:
+        """End the item's valid time; no event if it is no longer active."""
+        if not self.is_active:
+            return False
+        self.trigger_event(
+            self.Invalidated, valid_to=valid_to, reason=reason, consolidation_id=consolidation_id, by=by
+        )
+        return True
+
+    def review(self, verdict: Trust, reviewer: str, note: str = "") -> None:
+        """Record a review verdict."""
+        self.trigger_event(self.Reviewed, verdict=verdict, reviewer=reviewer, note=note)

@@ -1,0 +1,46 @@
+"""The Note aggregate: a user's explicit request to remember or correct something."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.domain import event
+from mnemolog.domain.events import EventSourced
+
+
+class Note(EventSourced):
+    """Append-only; the next consolidation applies it."""
+
+    class Recorded(EventSourced.Created):
+        """The request as the user made it."""
+
+        text: str
+        intent: str  # "remember" | "correct"
+        scope: str
+        source: str  # "cli" | "mcp" | a notes file path
+        written_at: datetime
+
+    class Applied(EventSourced.Event):
+        """A consolidation took the note into account."""
+
+        consolidation_id: UUID
+
+        def apply(self, aggregate: Any) -> None:
+            """Mark applied."""
+            aggregate.applied_by = self.consolidation_id
+
+    @event(Recorded)
+    def __init__(self, text: str, intent: str, scope: str, source: str, written_at: datetime) -> None:
+        self.text = text
+        self.intent = intent
+        self.scope = scope
+        self.source = source
+        self.written_at = written_at
+        self.applied_by: UUID | None = None
+
+    def mark_applied(self, consolidation_id: UUID) -> None:
+        """Record that a run applied this note."""
+        if self.applied_by is None:
+            self.trigger_event(self.Applied, consolidation_id=consolidation_id)

@@ -1,0 +1,124 @@
+"""Code checks a consolidation plan before anything is stored.
+
+A plan that breaks a rule is rejected whole. Separately, code retires items the
+model kept although all their evidence is gone, or that carry a forgotten value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from uuid import UUID
+
+from mnemolog.domain.consolidation import Override
+from mnemolog.domain.forgetting import TombstoneMatcher
+from mnemolog.domain.plan import GLOBAL_SCOPE, ConsolidationPlan, Edit, ItemKindName
+
+
+@dataclass(frozen=True)
+class CurrentItem:
+    """An active item as phase 2 sees it."""
+
+    item_id: UUID
+    kind: str
+    scope: str
+    task_group: str
+    title: str
+    text: str
+    keywords: tuple[str, ...]
+    evidence: tuple[UUID, ...]
+
+
+def describe_edit(edit: Edit, index: int) -> str:
+    """A short, value-free description of an edit for the audit."""
+    target = f" {edit.target}" if edit.target else ""
+    return f"edit {index + 1}: {edit.op}{target} ({edit.kind.value}, scope {edit.scope})"
+
+
+def _parse_ids(values: Sequence[str]) -> tuple[list[UUID], list[str]]:
+    ok, bad = [], []
+    for value in values:
+        try:
+            ok.append(UUID(value.strip()))
+        except ValueError:
+            bad.append(value)
+    return ok, bad
+
+
+def check_plan(
+    plan: ConsolidationPlan,
+    *,
+    handles: Mapping[str, CurrentItem],
+    selected_scopes: Mapping[UUID, str],
+    global_note_ids: frozenset[UUID],
+    matcher: TombstoneMatcher,
+) -> list[Override]:
+    """Every rule the plan breaks (empty when it may be applied).
+
+    Rules: targets are known handles; add/revise name evidence, all of it among
+    the selected sessions; a project item needs evidence from that project; a
+    global item needs evidence from more than one project, a global user note,
+    or is a user preference; no text carries a tombstoned value.
+    """
+    problems: list[Override] = []
+
+    def reject(index: int, edit: Edit, reason: str, item_id: UUID | None = None) -> None:
+        problems.append(Override(action="rejected", reason=reason, edit=describe_edit(edit, index), item_id=item_id))
+
+    for index, edit in enumerate(plan.edits):
+        target = handles.get(edit.target or "") if edit.target else None
+        if edit.op != "add" and target is None:
+            reject(index, edit, f"unknown item handle {edit.target!r}")
+            continue
+        if edit.op in ("retire", "invalidate"):
+            continue
+        ids, bad = _parse_ids(edit.evidence)
+        notes = [i for i in ids if i in global_note_ids]
+        sessions = [i for i in ids if i not in global_note_ids]
+        unknown = [str(i) for i in sessions if i not in selected_scopes] + bad
+        if unknown:
+            reject(index, edit, "evidence names sessions that were not selected: " + ", ".join(sorted(unknown)))
+            continue
+        if not ids:
+            reject(index, edit, "no evidence")
+            continue
+        scope = target.scope if (target is not None and edit.op == "revise") else edit.scope
+        evidence_scopes = {selected_scopes[i] for i in sessions}
+        if scope != GLOBAL_SCOPE and scope not in evidence_scopes:
+            reject(index, edit, f"scope {scope} is not covered by its evidence (from {', '.join(sorted(evidence_scopes)) or 'notes only'})")
+            continue
+        if scope == GLOBAL_SCOPE and not (
+            len(evidence_scopes) > 1 or notes or edit.kind == ItemKindName.PREFERENCE
+        ):
+            reject(index, edit, "a global item needs evidence from more than one project or an explicit user statement")
+            continue
+        texts = [edit.title, edit.text, " ".join(edit.keywords), edit.task_group]
+        subject_scope = scope if scope != GLOBAL_SCOPE else None
+        if any(matcher.find(t, subject_scope) or matcher.find(t, GLOBAL_SCOPE) for t in texts):
+            reject(index, edit, "the edit contains a forgotten value (tombstone)")
+    return problems
+
+
+def code_retirements(
+    items: Sequence[CurrentItem],
+    live_sessions: frozenset[UUID],
+    matcher: TombstoneMatcher,
+    touched: frozenset[UUID],
+) -> list[Override]:
+    """Items code must retire: all evidence gone, or a forgotten value inside.
+
+    ``touched`` holds items the plan already retires or invalidates.
+    """
+    retirements: list[Override] = []
+    for item in items:
+        if item.item_id in touched:
+            continue
+        if item.evidence and not any(s in live_sessions for s in item.evidence):
+            retirements.append(
+                Override(action="retired", item_id=item.item_id, reason="all evidence is gone (deleted, pruned, polluted or withdrawn)")
+            )
+            continue
+        text = " ".join([item.title, item.text, " ".join(item.keywords)])
+        if matcher.contains(text, item.scope):
+            retirements.append(Override(action="retired", item_id=item.item_id, reason="contains a forgotten value (tombstone)"))
+    return retirements

@@ -1,0 +1,520 @@
+"""Render the memory folder (Codex's layout) from a :class:`FolderModel`.
+
+``render_folder`` is a pure function: no clock, no file system, every list
+sorted, so the same model always gives byte-identical files. Every bullet that
+comes from a memory item ends with `` [item:<id>]`` so a citation of a line, or
+``mnemolog explain``, can name the item; Codex reads the marker as plain text.
+
+Ordering of items, wherever a section lists them: accepted before proposed
+before doubted (rejected items are never rendered), then higher usage count,
+then newer ``updated_at``, then item id.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+
+from mnemolog.projections.codex_layout import rfc3339_utc, rollout_summary_stem
+from mnemolog.projections.folder_model import FolderItem, FolderModel, FolderSession
+
+GLOBAL_SCOPE = "global"
+SUMMARY_TOKEN_BUDGET = 2500
+PROFILE_MAX_WORDS = 350
+RECENT_WINDOW_DAYS = 7  # days (counted back from the newest task) listed by day
+SHORT_TEXT_WORDS = 40
+GROUP_KEYWORDS = 6
+
+SUMMARY_FILE = "memory_summary.md"
+MEMORY_FILE = "MEMORY.md"
+RAW_MEMORIES_FILE = "raw_memories.md"
+ROLLOUT_DIR = "rollout_summaries"
+
+SUMMARY_SECTIONS = ("User Profile", "User preferences", "General Tips", "What's in Memory")
+OLDER_TOPICS = "Older Memory Topics"
+NO_PROFILE = "No user profile yet: nothing about the user has been consolidated."
+
+_TRUST_RANK = {"accepted": 0, "proposed": 1, "doubted": 2}
+_TIP_KINDS = ("knowledge", "failure", "skill")
+_MEMORY_SECTIONS = (
+    ("User preferences", ("preference",)),
+    ("Reusable knowledge", ("knowledge", "skill")),
+    ("Failures and how to do differently", ("failure",)),
+)
+
+Tokens = Callable[[str], int]
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _utc(moment: datetime) -> datetime:
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def item_order_key(item: FolderItem) -> tuple[int, int, float, str]:
+    """Most important first: trust, usage count, newer, then item id."""
+    return (
+        _TRUST_RANK.get(item.trust, len(_TRUST_RANK)),
+        -item.usage_count,
+        -_utc(item.updated_at).timestamp(),
+        item.item_id,
+    )
+
+
+def _inline(text: str) -> str:
+    """One line of plain text: whitespace collapsed, no bold, no forged item markers."""
+    text = text.replace("**", "").replace("[item:", "(item:")
+    return " ".join(text.split())
+
+
+def _short(text: str, max_words: int = SHORT_TEXT_WORDS) -> str:
+    words = _inline(text).split(" ")
+    if len(words) <= max_words:
+        return " ".join(words)
+    return " ".join(words[:max_words]) + " …"
+
+
+def _marker(item: FolderItem) -> str:
+    return f" [item:{item.item_id}]"
+
+
+def _group_name(item: FolderItem) -> str:
+    return _inline(item.task_group) or "General"
+
+
+def _label(model: FolderModel, scope: str) -> str:
+    if scope == GLOBAL_SCOPE:
+        return "Global"
+    return _inline(model.scope_labels.get(scope, "")) or scope
+
+
+def _scope_order(model: FolderModel, scope: str) -> tuple[int, str, str]:
+    if scope == GLOBAL_SCOPE:
+        return (0, "", "")
+    return (1, _label(model, scope).casefold(), scope)
+
+
+def _one_line(value: str) -> str:
+    return value.replace("\r", " ").replace("\n", " ")
+
+
+# ---------------------------------------------------------------- the view
+
+
+@dataclass(frozen=True)
+class _View:
+    """The model after the scope filter, sorted, with each session's file stem."""
+
+    model: FolderModel
+    items: tuple[FolderItem, ...]  # shown items, most important first
+    sessions: tuple[FolderSession, ...]  # ascending native id
+    stems: dict[str, str]  # session_id -> stem
+    by_session_id: dict[str, FolderSession]
+
+    def scopes(self) -> list[str]:
+        """Scopes with at least one item, global first then by label."""
+        found = {item.scope for item in self.items}
+        return sorted(found, key=lambda scope: _scope_order(self.model, scope))
+
+    def evidence(self, item: FolderItem) -> list[FolderSession]:
+        """The item's evidence sessions present in this folder, oldest first."""
+        found = {sid: self.by_session_id[sid] for sid in item.evidence if sid in self.by_session_id}
+        return sorted(found.values(), key=lambda s: (_utc(s.updated_at), s.native_id, s.session_id))
+
+
+def _assign_stems(sessions: Sequence[FolderSession]) -> dict[str, str]:
+    """Codex stems; a (rare) clash gets ``-<session id prefix>`` appended (mnemolog's rule)."""
+    stems: dict[str, str] = {}
+    used: set[str] = set()
+    for session in sessions:
+        stem = rollout_summary_stem(
+            session.native_id, session.rollout_slug, session.started_at or session.updated_at
+        )
+        if stem in used:
+            stem = f"{stem}-{session.session_id.replace('-', '')[:8]}"
+        used.add(stem)
+        stems[session.session_id] = stem
+    return stems
+
+
+def _view(model: FolderModel) -> _View:
+    items = [item for item in model.items if item.trust != "rejected"]
+    sessions = list(model.sessions)
+    if model.project is not None:
+        allowed = {model.project, GLOBAL_SCOPE}
+        items = [item for item in items if item.scope in allowed]
+        sessions = [session for session in sessions if session.scope == model.project]
+    items.sort(key=item_order_key)
+    sessions.sort(key=lambda s: (s.native_id, s.session_id))
+    return _View(
+        model=model,
+        items=tuple(items),
+        sessions=tuple(sessions),
+        stems=_assign_stems(sessions),
+        by_session_id={s.session_id: s for s in sessions},
+    )
+
+
+@dataclass(frozen=True)
+class _Group:
+    scope: str
+    name: str
+    items: tuple[FolderItem, ...]  # most important first
+
+    @property
+    def tasks(self) -> tuple[FolderItem, ...]:
+        return tuple(item for item in self.items if item.kind == "task")
+
+    def keywords(self, limit: int = GROUP_KEYWORDS) -> list[str]:
+        counts = Counter(_inline(k) for item in self.items for k in item.keywords if _inline(k))
+        return [k for k, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))][:limit]
+
+
+def _groups(view: _View) -> list[_Group]:
+    """Task groups per (scope, name): scope order, then their most important item, then name."""
+    members: dict[tuple[str, str], list[FolderItem]] = {}
+    for item in view.items:  # already in importance order
+        members.setdefault((item.scope, _group_name(item)), []).append(item)
+    groups = [_Group(scope, name, tuple(items)) for (scope, name), items in members.items()]
+    groups.sort(
+        key=lambda g: (_scope_order(view.model, g.scope), item_order_key(g.items[0]), g.name)
+    )
+    return groups
+
+
+# ---------------------------------------------------------------- MEMORY.md
+
+
+def _rollout_line(view: _View, session: FolderSession) -> str:
+    return (
+        f"- {ROLLOUT_DIR}/{view.stems[session.session_id]}.md "
+        f"(cwd={_one_line(session.cwd)}, rollout_path={_one_line(session.path)}, "
+        f"updated_at={rfc3339_utc(session.updated_at)}, thread_id={session.native_id})"
+    )
+
+
+def _applies_to(view: _View, group: _Group) -> str:
+    cwds = sorted({_one_line(s.cwd) for item in group.items for s in view.evidence(item)})
+    label = _label(view.model, group.scope)
+    if group.scope == GLOBAL_SCOPE:
+        cwd = ", ".join(cwds) if cwds else "any"
+        rule = "applies in any project; project-specific memory wins where they conflict"
+    else:
+        cwd = ", ".join(cwds) if cwds else "unknown"
+        rule = f"only within {label}; re-check files and commands before relying on them"
+    return f"applies_to: cwd={cwd}; reuse_rule={rule}"
+
+
+def _scope_line(view: _View, scope: str) -> str:
+    if scope == GLOBAL_SCOPE:
+        return "scope: global (the user, across all projects)"
+    return f"scope: project {_label(view.model, scope)} ({scope})"
+
+
+def _render_group(view: _View, group: _Group) -> list[str]:
+    lines = [
+        f"# Task Group: {group.name}",
+        _scope_line(view, group.scope),
+        _applies_to(view, group),
+    ]
+    task_evidence: list[tuple[int, set[str]]] = []
+    for number, task in enumerate(group.tasks, start=1):
+        task_evidence.append((number, set(task.evidence)))
+        lines += ["", f"## Task {number}: {_inline(task.title) or 'untitled'}{_marker(task)}"]
+        lines.append("### rollout_summary_files")
+        sessions = view.evidence(task)
+        lines += [_rollout_line(view, s) for s in sessions] or ["- none in this folder"]
+        lines.append("### keywords")
+        keywords = [k for k in (_inline(k) for k in task.keywords) if k]
+        lines.append(f"- {', '.join(keywords)}" if keywords else "- none recorded")
+    for heading, kinds in _MEMORY_SECTIONS:
+        members = [item for item in group.items if item.kind in kinds]
+        if not members:
+            continue
+        lines += ["", f"## {heading}"]
+        for item in members:
+            tags = "".join(f"[Task {n}]" for n, ev in task_evidence if ev & set(item.evidence))
+            text = _inline(item.text) or _inline(item.title)
+            lines.append(f"- {text}{' ' + tags if tags else ''}{_marker(item)}")
+    return lines
+
+
+def _render_memory_md(view: _View, groups: Sequence[_Group]) -> str:
+    """MEMORY.md: one ``# Task Group`` block per (scope, task group)."""
+    if not groups:
+        return "No task groups yet: nothing has been consolidated.\n"
+    blocks = ["\n".join(_render_group(view, group)) for group in groups]
+    return "\n\n".join(blocks) + "\n"
+
+
+# ---------------------------------------------------------------- raw memories, rollout summaries
+
+
+def _render_raw_memories(view: _View) -> str:
+    """raw_memories.md exactly as Codex writes it, threads in ascending native id order."""
+    if not view.sessions:
+        return "# Raw Memories\n\nNo raw memories yet.\n"
+    parts = [
+        "# Raw Memories\n\n",
+        "Merged stage-1 raw memories (stable ascending thread-id order):\n\n",
+    ]
+    for session in view.sessions:
+        parts.append(
+            f"## Thread `{session.native_id}`\n"
+            f"updated_at: {rfc3339_utc(session.updated_at)}\n"
+            f"cwd: {_one_line(session.cwd)}\n"
+            f"rollout_path: {_one_line(session.path)}\n"
+            f"rollout_summary_file: {view.stems[session.session_id]}.md\n\n"
+            f"{session.raw_memory.strip()}\n\n"
+        )
+    return "".join(parts)
+
+
+def _render_rollout_summary(session: FolderSession) -> str:
+    """One ``rollout_summaries/<stem>.md`` file."""
+    lines = [
+        f"thread_id: {session.native_id}",
+        f"updated_at: {rfc3339_utc(session.updated_at)}",
+        f"rollout_path: {_one_line(session.path)}",
+        f"cwd: {_one_line(session.cwd)}",
+    ]
+    if session.git_branch:
+        lines.append(f"git_branch: {_one_line(session.git_branch)}")
+    summary: str = session.rollout_summary.rstrip()
+    return "\n".join(lines) + "\n\n" + summary + "\n"
+
+
+# ---------------------------------------------------------------- memory_summary.md
+
+_BULLET_LIKE = re.compile(r"^(\s*)(?:[*+]|\d+[.)])\s+")
+
+
+def _clean_profile(profile: str, max_words: int) -> str:
+    """At most ``max_words`` words, line layout kept; no headings, bold or non-``-`` bullets."""
+    lines = []
+    for raw in profile.replace("\r\n", "\n").split("\n"):
+        line = raw.replace("**", "").rstrip()
+        line = _BULLET_LIKE.sub(r"\1- ", line)
+        if line.lstrip().startswith("#"):
+            line = line.lstrip().lstrip("#").strip()
+        lines.append(line)
+    text = "\n".join(lines).strip()
+    words = list(re.finditer(r"\S+", text))
+    if len(words) > max_words:
+        text = text[: words[max_words - 1].end()] if max_words else ""
+    return re.sub(r"\n{3,}", "\n\n", text).strip()
+
+
+def _scope_suffix(view: _View, item: FolderItem) -> str:
+    if item.scope == GLOBAL_SCOPE:
+        return ""
+    return f" (project: {_label(view.model, item.scope)})"
+
+
+def _preference_line(view: _View, item: FolderItem) -> str:
+    text = _short(item.text or item.title)
+    return f"- {text}{_scope_suffix(view, item)}{_marker(item)}"
+
+
+def _tip_line(view: _View, item: FolderItem) -> str:
+    title, text = _inline(item.title), _short(item.text)
+    body = f"{title}: {text}" if title and text else (title or text)
+    return f"- {body}{_scope_suffix(view, item)}{_marker(item)}"
+
+
+def _topic_line(item: FolderItem) -> str:
+    keywords = ", ".join(k for k in (_inline(k) for k in item.keywords) if k)
+    head = f"{_inline(item.title) or 'untitled'} ({_group_name(item)})"
+    return f"- {head}: {keywords}{_marker(item)}" if keywords else f"- {head}{_marker(item)}"
+
+
+def _fallback_line(group: _Group) -> str:
+    keywords = ", ".join(group.keywords())
+    tail = f"; keywords: {keywords}" if keywords else ""
+    return f"- {group.name}: see MEMORY.md{tail}"
+
+
+@dataclass(frozen=True)
+class _SummaryPlan:
+    """What one attempt at the summary keeps."""
+
+    kept: frozenset[str]  # item ids
+    fallback_groups: frozenset[tuple[str, str]]  # groups that may get a fallback line
+    profile_words: int
+
+
+class _SummaryRenderer:
+    """Renders memory_summary.md for a plan and finds the fullest plan within the budget."""
+
+    def __init__(self, view: _View, groups: Sequence[_Group]) -> None:
+        self.view = view
+        self.groups = list(groups)
+        self.prefs = [i for i in view.items if i.kind == "preference"]
+        self.prefs.sort(key=lambda i: (_scope_order(view.model, i.scope), item_order_key(i)))
+        self.tips = [i for i in view.items if i.kind in _TIP_KINDS]
+        self.tasks = [i for i in view.items if i.kind == "task"]
+        newest = max((_utc(t.updated_at).date() for t in self.tasks), default=None)
+        self.cutoff: date | None = (
+            newest - timedelta(days=RECENT_WINDOW_DAYS - 1) if newest else None
+        )
+        # Drop order: view.items is already most important first.
+        shown = {"preference", "task", *_TIP_KINDS}
+        self.ranked = [i.item_id for i in view.items if i.kind in shown]
+        self.group_rank = [(g.scope, g.name) for g in sorted(self.groups, key=self._group_key)]
+
+    @staticmethod
+    def _group_key(group: _Group) -> tuple[tuple[int, int, float, str], str, str]:
+        return (item_order_key(group.items[0]), group.scope, group.name)
+
+    def _is_recent(self, item: FolderItem) -> bool:
+        return self.cutoff is not None and _utc(item.updated_at).date() >= self.cutoff
+
+    def render(self, plan: _SummaryPlan) -> str:
+        lines = ["v1", "", "## User Profile", ""]
+        profile = _clean_profile(self.view.model.user_profile, plan.profile_words)
+        lines += [profile or NO_PROFILE]
+        lines += self._bullets(
+            "User preferences",
+            [_preference_line(self.view, i) for i in self.prefs if i.item_id in plan.kept],
+            "No preferences recorded yet.",
+        )
+        lines += self._bullets(
+            "General Tips",
+            [_tip_line(self.view, i) for i in self.tips if i.item_id in plan.kept],
+            "No general tips yet.",
+        )
+        lines += ["", "## What's in Memory"]
+        lines += self._whats_in_memory(plan)
+        return "\n".join(lines) + "\n"
+
+    @staticmethod
+    def _bullets(heading: str, bullets: list[str], empty: str) -> list[str]:
+        return ["", f"## {heading}", "", *(bullets or [empty])]
+
+    def _whats_in_memory(self, plan: _SummaryPlan) -> list[str]:
+        kept_tasks = [t for t in self.tasks if t.item_id in plan.kept]
+        covered = {(t.scope, _group_name(t)) for t in kept_tasks}
+        fallbacks = [
+            g
+            for g in self.groups
+            if (g.scope, g.name) not in covered and (g.scope, g.name) in plan.fallback_groups
+        ]
+        lines: list[str] = []
+        for scope in self.view.scopes():
+            recent = [t for t in kept_tasks if t.scope == scope and self._is_recent(t)]
+            if not recent:
+                continue
+            lines += ["", f"### {_label(self.view.model, scope)}"]
+            days = sorted({_utc(t.updated_at).date() for t in recent}, reverse=True)
+            for day in days:
+                lines += ["", f"#### {day.isoformat()}", ""]
+                lines += [_topic_line(t) for t in recent if _utc(t.updated_at).date() == day]
+        older_lines: list[str] = []
+        for scope in self.view.scopes():
+            older = [
+                _topic_line(t) for t in kept_tasks if t.scope == scope and not self._is_recent(t)
+            ]
+            older += [_fallback_line(g) for g in fallbacks if g.scope == scope]
+            if older:
+                older_lines += ["", f"#### {_label(self.view.model, scope)}", "", *older]
+        if older_lines:
+            lines += ["", f"### {OLDER_TOPICS}", *older_lines]
+        return lines or ["", "No memory topics yet."]
+
+    def fit(self, count_tokens: Tokens, budget: int) -> str:
+        """The fullest summary within ``budget`` tokens, dropping the least important bullets."""
+        groups, words = len(self.group_rank), PROFILE_MAX_WORDS
+        full = self.render(self._plan(len(self.ranked), groups, words))
+        if count_tokens(full) <= budget:
+            return full
+        # Drop item bullets first, then the per-group fallback lines, then profile words.
+        stages: list[tuple[Callable[[int], _SummaryPlan], int]] = [
+            (lambda n: self._plan(n, groups, words), len(self.ranked)),
+            (lambda n: self._plan(0, n, words), groups),
+            (lambda n: self._plan(0, 0, n), words),
+        ]
+        for make, size in stages:
+            best = _largest_fitting(_fits_with(self, make, count_tokens, budget), size)
+            if best is not None:
+                return self.render(make(best))
+        return self.render(self._plan(0, 0, 0))  # the budget is below the bare headings
+
+    def _plan(self, kept: int, groups: int, words: int) -> _SummaryPlan:
+        return _SummaryPlan(
+            frozenset(self.ranked[:kept]), frozenset(self.group_rank[:groups]), words
+        )
+
+
+def _fits_with(
+    renderer: _SummaryRenderer,
+    make: Callable[[int], _SummaryPlan],
+    count_tokens: Tokens,
+    budget: int,
+) -> Callable[[int], bool]:
+    def fits(size: int) -> bool:
+        return count_tokens(renderer.render(make(size))) <= budget
+
+    return fits
+
+
+def _largest_fitting(fits: Callable[[int], bool], upper: int) -> int | None:
+    """Largest n in [0, upper) for which ``fits(n)``, by bisection; None when 0 does not fit."""
+    if not fits(0):
+        return None
+    low, high = 0, upper  # fits(low); ``upper`` is known (or taken) not to fit
+    while high - low > 1:
+        middle = (low + high) // 2
+        if fits(middle):
+            low = middle
+        else:
+            high = middle
+    return low
+
+
+def _render_summary(
+    view: _View, groups: Sequence[_Group], count_tokens: Tokens, budget: int
+) -> str:
+    """memory_summary.md within ``budget`` tokens as counted by ``count_tokens``."""
+    return _SummaryRenderer(view, groups).fit(count_tokens, budget)
+
+
+# ---------------------------------------------------------------- entry point
+
+
+def render_folder(
+    model: FolderModel,
+    count_tokens: Callable[[str], int],
+    budget: int = SUMMARY_TOKEN_BUDGET,
+) -> dict[str, str]:
+    """Render the whole memory folder: relative path -> file text.
+
+    Pure and deterministic: the same model (and tokenizer) always yields
+    byte-identical files. When ``model.project`` is set, only items scoped to
+    that project or to ``global`` and only that project's sessions are used.
+    ``memory_summary.md`` is kept within ``budget`` tokens (Codex's 2,500) by
+    dropping whole bullets, least important first.
+    """
+    view = _view(model)
+    groups = _groups(view)
+    files = {
+        SUMMARY_FILE: _render_summary(view, groups, count_tokens, budget),
+        MEMORY_FILE: _render_memory_md(view, groups),
+        RAW_MEMORIES_FILE: _render_raw_memories(view),
+    }
+    for session in view.sessions:
+        files[f"{ROLLOUT_DIR}/{view.stems[session.session_id]}.md"] = _render_rollout_summary(
+            session
+        )
+    return dict(sorted(files.items()))
+
+
+def item_ids_in(text: str) -> list[str]:
+    """The item ids named by ``[item:<id>]`` markers in rendered text, in order of appearance."""
+    return re.findall(r"\[item:([^\]\s]+)\]", text)
+
+
+__all__ = ["SUMMARY_TOKEN_BUDGET", "item_ids_in", "item_order_key", "render_folder"]

@@ -1,0 +1,351 @@
+"""How each event changes the projection tables.
+
+``apply_event`` is the single place where the log becomes rows; both the
+incremental catch-up and a rebuild call it, which is what makes them equal.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from mnemolog.domain.citation import Citation
+from mnemolog.domain.consolidation import Consolidation, PhaseTwoLease
+from mnemolog.domain.memory_item import ItemStatus, MemoryItem
+from mnemolog.domain.note import Note
+from mnemolog.domain.session import Session, SessionFacts
+from mnemolog.domain.tombstone import Tombstone
+from mnemolog.projections.schema import table
+from mnemolog.projections.sql import Sql
+
+
+def iso(value: datetime | None) -> str | None:
+    """ISO text for a time (None stays None)."""
+    return value.isoformat() if value is not None else None
+
+
+def js(value: Any) -> str:
+    """Stable JSON text."""
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def _facts_columns(facts: SessionFacts) -> dict[str, Any]:
+    return {
+        "source": facts.source,
+        "native_id": facts.native_id,
+        "path": facts.path,
+        "cwd": facts.cwd,
+        "scope": facts.scope,
+        "git_branch": facts.git_branch,
+        "git_remote": facts.git_remote,
+        "agent_version": facts.agent_version,
+        "origin": facts.origin,
+        "interactive": int(facts.interactive),
+        "started_at": iso(facts.started_at),
+        "updated_at": iso(facts.updated_at),
+        "first_user_message": facts.first_user_message,
+        "content_hash": facts.content_hash,
+        "line_count": facts.line_count,
+        "item_count": facts.item_count,
+        "user_message_count": facts.user_message_count,
+        "redactions": facts.redactions,
+    }
+
+
+def _update(sql: Sql, name: str, row_id: str, values: dict[str, Any], key: str = "id") -> None:
+    sets = ", ".join(f"{col} = ?" for col in values)
+    sql.run(f"UPDATE {table(name)} SET {sets} WHERE {key} = ?", [*values.values(), row_id])
+
+
+def _insert(sql: Sql, name: str, values: dict[str, Any]) -> None:
+    cols = ", ".join(values)
+    marks = ", ".join("?" for _ in values)
+    sql.run(f"INSERT INTO {table(name)} ({cols}) VALUES ({marks})", list(values.values()))
+
+
+def _session(sql: Sql, e: Any) -> None:
+    sid = str(e.originator_id)
+    at = iso(e.timestamp)
+    if isinstance(e, Session.Recorded):
+        _insert(
+            sql,
+            "sessions",
+            {
+                "id": sid,
+                **_facts_columns(e.facts),
+                "mode": "enabled",
+                "mode_reason": "",
+                "eligible": None,
+                "eligibility_reasons": "[]",
+                "extraction_status": "none",
+                "attempts": 0,
+                "pruned": 0,
+                "deleted": 0,
+                "recorded_at": at,
+                "changed_at": at,
+            },
+        )
+        return
+    values: dict[str, Any] = {"changed_at": at}
+    if isinstance(e, Session.Updated):
+        values.update(_facts_columns(e.facts))
+        values["pruned"] = 0
+    elif isinstance(e, Session.ModeChanged):
+        values.update(mode=e.mode.value, mode_reason=e.reason)
+    elif isinstance(e, Session.EligibilityAssessed):
+        values.update(eligible=int(e.eligible), eligibility_reasons=js(list(e.reasons)))
+    elif isinstance(e, Session.ExtractionClaimed):
+        values.update(extraction_status="claimed", claim_worker=e.worker, claim_until=iso(e.lease_until))
+    elif isinstance(e, Session.Extracted):
+        values.update(
+            extraction_status="extracted",
+            claim_worker=None,
+            claim_until=None,
+            extracted_hash=e.content_hash,
+            rollout_summary=e.rollout_summary,
+            rollout_slug=e.rollout_slug,
+            raw_memory=e.raw_memory,
+            extraction_model=e.model,
+            extracted_at=at,
+            attempts=0,
+            retry_after=None,
+            last_error=None,
+        )
+    elif isinstance(e, Session.ExtractedNothing):
+        values.update(
+            extraction_status="nothing",
+            claim_worker=None,
+            claim_until=None,
+            extracted_hash=e.content_hash,
+            rollout_summary=None,
+            rollout_slug=None,
+            raw_memory=None,
+            extraction_model=e.model,
+            extracted_at=at,
+            attempts=0,
+        )
+    elif isinstance(e, Session.ExtractionFailed):
+        values.update(
+            extraction_status="failed" if e.retry_after is None else "retrying",
+            claim_worker=None,
+            claim_until=None,
+            attempts=e.attempt,
+            retry_after=iso(e.retry_after),
+            last_error=e.error,
+        )
+    elif isinstance(e, Session.Pruned):
+        values.update(pruned=1, rollout_summary=None, raw_memory=None, rollout_slug=None)
+    elif isinstance(e, Session.Deleted):
+        values.update(deleted=1, rollout_summary=None, raw_memory=None, rollout_slug=None)
+    _update(sql, "sessions", sid, values)
+
+
+def _search_put(sql: Sql, item_id: str, scope: str, kind: str, title: str, text: str, keywords: tuple[str, ...]) -> None:
+    sql.run(f"DELETE FROM {table('search')} WHERE item_id = ?", [item_id])
+    _insert(
+        sql,
+        "search",
+        {"item_id": item_id, "scope": scope, "kind": kind, "title": title, "text": text, "keywords": " ".join(keywords)},
+    )
+
+
+def _set_evidence(sql: Sql, item_id: str, evidence: tuple[Any, ...]) -> None:
+    sql.run(f"DELETE FROM {table('item_evidence')} WHERE item_id = ?", [item_id])
+    sql.many(
+        f"INSERT INTO {table('item_evidence')} (item_id, session_id) VALUES (?, ?)",
+        [(item_id, str(s)) for s in sorted({str(s) for s in evidence})],
+    )
+
+
+def _item(sql: Sql, e: Any) -> None:
+    iid = str(e.originator_id)
+    at = iso(e.timestamp)
+    if isinstance(e, MemoryItem.Added):
+        _insert(
+            sql,
+            "items",
+            {
+                "id": iid,
+                "kind": e.kind,
+                "scope": e.scope,
+                "task_group": e.task_group,
+                "title": e.title,
+                "text": e.text,
+                "keywords": js(list(e.keywords)),
+                "evidence": js([str(s) for s in e.evidence]),
+                "trust": e.trust.value,
+                "status": ItemStatus.ACTIVE.value,
+                "valid_from": iso(e.valid_from),
+                "valid_to": None,
+                "created_at": at,
+                "updated_at": at,
+                "consolidation_id": str(e.consolidation_id) if e.consolidation_id else None,
+                "revision": 1,
+            },
+        )
+        _set_evidence(sql, iid, e.evidence)
+        _search_put(sql, iid, e.scope, e.kind, e.title, e.text, e.keywords)
+        return
+    row = sql.one(f"SELECT * FROM {table('items')} WHERE id = ?", [iid])
+    if row is None:  # pragma: no cover - an item event always follows its Added
+        return
+    values: dict[str, Any] = {"updated_at": at, "revision": int(row["revision"]) + 1}
+    if isinstance(e, MemoryItem.Revised):
+        values.update(
+            title=e.title,
+            text=e.text,
+            keywords=js(list(e.keywords)),
+            evidence=js([str(s) for s in e.evidence]),
+            consolidation_id=str(e.consolidation_id) if e.consolidation_id else row["consolidation_id"],
+        )
+        if e.valid_from is not None:
+            values["valid_from"] = iso(e.valid_from)
+        _set_evidence(sql, iid, e.evidence)
+        if row["status"] == ItemStatus.ACTIVE.value:
+            _search_put(sql, iid, row["scope"], row["kind"], e.title, e.text, e.keywords)
+    elif isinstance(e, MemoryItem.Retired):
+        values["status"] = ItemStatus.RETIRED.value
+        sql.run(f"DELETE FROM {table('search')} WHERE item_id = ?", [iid])
+    elif isinstance(e, MemoryItem.Invalidated):
+        values.update(status=ItemStatus.INVALIDATED.value, valid_to=iso(e.valid_to))
+        sql.run(f"DELETE FROM {table('search')} WHERE item_id = ?", [iid])
+    elif isinstance(e, MemoryItem.Reviewed):
+        values["trust"] = e.verdict.value
+    _update(sql, "items", iid, values)
+
+
+def _consolidation(sql: Sql, e: Any) -> None:
+    cid = str(e.originator_id)
+    at = iso(e.timestamp)
+    if isinstance(e, Consolidation.Started):
+        _insert(
+            sql,
+            "consolidations",
+            {
+                "id": cid,
+                "status": "running",
+                "started_at": at,
+                "worker": e.worker,
+                "model": e.model,
+                "selection": js([s.model_dump(mode="json") for s in e.selection]),
+                "diff": js(e.diff.model_dump(mode="json")),
+            },
+        )
+    elif isinstance(e, Consolidation.Completed):
+        _update(
+            sql,
+            "consolidations",
+            cid,
+            {
+                "status": "completed",
+                "ended_at": at,
+                "added": e.added,
+                "revised": e.revised,
+                "retired": e.retired,
+                "invalidated": e.invalidated,
+                "overrides": js([o.model_dump(mode="json") for o in e.overrides]),
+                "user_profile": e.user_profile,
+                "model": e.model,
+                "prompt_hash": e.prompt_hash,
+                "input_tokens": e.input_tokens,
+                "output_tokens": e.output_tokens,
+            },
+        )
+    elif isinstance(e, Consolidation.Failed):
+        _update(
+            sql,
+            "consolidations",
+            cid,
+            {
+                "status": "failed",
+                "ended_at": at,
+                "error": e.error,
+                "overrides": js([o.model_dump(mode="json") for o in e.rejected]),
+            },
+        )
+
+
+def _bump(sql: Sql, name: str, key: str, value: str, at: str | None) -> None:
+    row = sql.one(f"SELECT use_count FROM {table(name)} WHERE {key} = ?", [value])
+    if row is None:
+        _insert(sql, name, {key: value, "use_count": 1, "last_used": at})
+    else:
+        _update(sql, name, value, {"use_count": int(row["use_count"]) + 1, "last_used": at}, key=key)
+
+
+def _citation(sql: Sql, e: Citation.Recorded) -> None:
+    at = iso(e.cited_at)
+    for sid in sorted({str(s) for s in e.session_ids}):
+        _bump(sql, "session_usage", "session_id", sid, at)
+    for iid in sorted({str(i) for i in e.item_ids}):
+        _bump(sql, "item_usage", "item_id", iid, at)
+
+
+def _tombstone(sql: Sql, e: Any) -> None:
+    tid = str(e.originator_id)
+    if isinstance(e, Tombstone.Placed):
+        _insert(
+            sql,
+            "tombstones",
+            {
+                "id": tid,
+                "digest": e.digest,
+                "width": e.width,
+                "scope": e.scope,
+                "reason": e.reason,
+                "placed_at": iso(e.timestamp),
+                "lifted": 0,
+                "suppressions": 0,
+            },
+        )
+    elif isinstance(e, Tombstone.Lifted):
+        _update(sql, "tombstones", tid, {"lifted": 1})
+    elif isinstance(e, Tombstone.Replaced):
+        _update(sql, "tombstones", tid, {"lifted": 0})
+    elif isinstance(e, Tombstone.Suppressed):
+        sql.run(f"UPDATE {table('tombstones')} SET suppressions = suppressions + 1 WHERE id = ?", [tid])
+
+
+def _note(sql: Sql, e: Any) -> None:
+    nid = str(e.originator_id)
+    if isinstance(e, Note.Recorded):
+        _insert(
+            sql,
+            "notes",
+            {
+                "id": nid,
+                "text": e.text,
+                "intent": e.intent,
+                "scope": e.scope,
+                "source": e.source,
+                "written_at": iso(e.written_at),
+                "applied_by": None,
+            },
+        )
+    elif isinstance(e, Note.Applied):
+        _update(sql, "notes", nid, {"applied_by": str(e.consolidation_id)})
+
+
+def _ignore(sql: Sql, e: Any) -> None:
+    return None
+
+
+HANDLERS: tuple[tuple[type, Callable[[Sql, Any], None]], ...] = (
+    (Session.Event, _session),
+    (MemoryItem.Event, _item),
+    (Consolidation.Event, _consolidation),
+    (Citation.Recorded, _citation),
+    (Tombstone.Event, _tombstone),
+    (Note.Event, _note),
+    (PhaseTwoLease.Event, _ignore),
+)
+
+
+def apply_event(sql: Sql, domain_event: Any) -> None:
+    """Apply one event to the view tables (unknown event types are ignored)."""
+    for cls, handler in HANDLERS:
+        if isinstance(domain_event, cls):
+            handler(sql, domain_event)
+            return

@@ -1,0 +1,202 @@
+"""Read-side queries over the projection tables (both backends)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+from mnemolog.domain.consolidation import SelectedInput
+from mnemolog.domain.forgetting import TombstoneRule
+from mnemolog.domain.phase_two import SelectedSession
+from mnemolog.domain.plan_checks import CurrentItem
+from mnemolog.domain.ports import NoteForModel
+from mnemolog.domain.selection import Candidate
+from mnemolog.projections.folder_model import FolderItem, FolderModel, FolderSession
+from mnemolog.projections.schema import table
+from mnemolog.projections.view_store import MemoryView
+
+LIVE = "deleted = 0 AND pruned = 0 AND mode = 'enabled' AND extraction_status = 'extracted'"
+
+
+def when(value: str | None) -> datetime | None:
+    """Parse an ISO time column."""
+    return datetime.fromisoformat(value) if value else None
+
+
+def scope_filter(project: str | None, column: str = "scope") -> tuple[str, list[Any]]:
+    """SQL condition for "this project or global" (no condition when project is None)."""
+    if project is None:
+        return "1 = 1", []
+    return f"{column} IN (?, 'global')", [project]
+
+
+class Reads:
+    """Queries the CLI and the use cases need; each opens a short read transaction."""
+
+    def __init__(self, view: MemoryView) -> None:
+        self.view = view
+
+    def query(self, statement: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        """Run one SELECT."""
+        with self.view.reading() as sql:
+            return sql.rows(statement, params)
+
+    # phase 1 -----------------------------------------------------------------
+    def sessions_to_extract(self, limit: int | None = None) -> list[UUID]:
+        """Eligible, enabled sessions whose current content has no answer yet."""
+        rows = self.query(
+            f"SELECT id FROM {table('sessions')} WHERE deleted = 0 AND mode = 'enabled' AND eligible = 1 "
+            "AND (extracted_hash IS NULL OR extracted_hash <> content_hash) "
+            "ORDER BY updated_at DESC, id"
+        )
+        ids = [UUID(r["id"]) for r in rows]
+        return ids[:limit] if limit is not None else ids
+
+    def sessions_to_reassess(self) -> list[UUID]:
+        """Sessions whose eligibility may change with time (not yet eligible, not deleted)."""
+        rows = self.query(f"SELECT id FROM {table('sessions')} WHERE deleted = 0 AND (eligible = 0 OR eligible IS NULL) ORDER BY id")
+        return [UUID(r["id"]) for r in rows]
+
+    # phase 2 -----------------------------------------------------------------
+    def candidates(self) -> list[Candidate]:
+        """Sessions with a current extraction, with their usage ranks."""
+        rows = self.query(
+            f"SELECT s.id, s.extracted_hash, s.updated_at, s.recorded_at, u.use_count, u.last_used "
+            f"FROM {table('sessions')} s LEFT JOIN {table('session_usage')} u ON u.session_id = s.id WHERE {LIVE}"
+        )
+        return [
+            Candidate(
+                session_id=UUID(r["id"]),
+                content_hash=r["extracted_hash"],
+                source_time=when(r["updated_at"]) or when(r["recorded_at"]),  # type: ignore[arg-type]
+                use_count=int(r["use_count"] or 0),
+                last_used=when(r["last_used"]),
+            )
+            for r in rows
+        ]
+
+    def selected_sessions(self, ids: Sequence[UUID]) -> dict[UUID, SelectedSession]:
+        """Content of the given sessions."""
+        wanted = {str(i) for i in ids}
+        rows = self.query(f"SELECT id, scope, cwd, updated_at, rollout_summary, raw_memory FROM {table('sessions')} WHERE {LIVE}")
+        return {
+            UUID(r["id"]): SelectedSession(
+                UUID(r["id"]), r["scope"], r["cwd"] or "", when(r["updated_at"]), r["rollout_summary"] or "", r["raw_memory"] or ""
+            )
+            for r in rows
+            if r["id"] in wanted
+        }
+
+    def live_session_ids(self) -> frozenset[UUID]:
+        """Sessions that may be evidence."""
+        return frozenset(UUID(r["id"]) for r in self.query(f"SELECT id FROM {table('sessions')} WHERE {LIVE}"))
+
+    def active_items(self, project: str | None = None) -> list[CurrentItem]:
+        """Current memory (optionally for one project plus global)."""
+        cond, params = scope_filter(project)
+        rows = self.query(f"SELECT * FROM {table('items')} WHERE status = 'active' AND {cond} ORDER BY id", params)
+        return [
+            CurrentItem(
+                item_id=UUID(r["id"]),
+                kind=r["kind"],
+                scope=r["scope"],
+                task_group=r["task_group"],
+                title=r["title"],
+                text=r["text"],
+                keywords=tuple(json.loads(r["keywords"])),
+                evidence=tuple(UUID(e) for e in json.loads(r["evidence"])),
+            )
+            for r in rows
+        ]
+
+    def last_completed_selection(self) -> tuple[SelectedInput, ...]:
+        """The selection of the last completed consolidation."""
+        row = self.query(
+            f"SELECT selection FROM {table('consolidations')} WHERE status = 'completed' ORDER BY ended_at DESC, id DESC LIMIT 1"
+        )
+        if not row:
+            return ()
+        return tuple(SelectedInput.model_validate(s) for s in json.loads(row[0]["selection"]))
+
+    def pending_notes(self) -> list[NoteForModel]:
+        """Notes no consolidation has applied."""
+        rows = self.query(f"SELECT * FROM {table('notes')} WHERE applied_by IS NULL ORDER BY written_at, id")
+        return [NoteForModel(r["id"], r["intent"], r["scope"], r["text"]) for r in rows]
+
+    def tombstone_rules(self) -> list[TombstoneRule]:
+        """Active tombstones."""
+        rows = self.query(f"SELECT id, digest, width, scope FROM {table('tombstones')} WHERE lifted = 0 ORDER BY id")
+        return [TombstoneRule(UUID(r["id"]), r["digest"], int(r["width"]), r["scope"]) for r in rows]
+
+    def user_profile(self) -> str:
+        """The user profile of the last completed consolidation."""
+        row = self.query(
+            f"SELECT user_profile FROM {table('consolidations')} WHERE status = 'completed' ORDER BY ended_at DESC, id DESC LIMIT 1"
+        )
+        return (row[0]["user_profile"] or "") if row else ""
+
+    # rendering ----------------------------------------------------------------
+    def folder_model(self, project: str | None = None) -> FolderModel:
+        """Everything the Markdown folder renders, read from the tables."""
+        cond, params = scope_filter(project, "i.scope")
+        item_rows = self.query(
+            f"SELECT i.*, u.use_count, u.last_used FROM {table('items')} i "
+            f"LEFT JOIN {table('item_usage')} u ON u.item_id = i.id "
+            f"WHERE i.status = 'active' AND {cond} ORDER BY i.id",
+            params,
+        )
+        items = tuple(
+            FolderItem(
+                item_id=r["id"],
+                kind=r["kind"],
+                scope=r["scope"],
+                task_group=r["task_group"],
+                title=r["title"],
+                text=r["text"],
+                keywords=tuple(json.loads(r["keywords"])),
+                evidence=tuple(json.loads(r["evidence"])),
+                trust=r["trust"],
+                valid_from=when(r["valid_from"]),
+                updated_at=when(r["updated_at"]),  # type: ignore[arg-type]
+                usage_count=int(r["use_count"] or 0),
+                last_used=when(r["last_used"]),
+            )
+            for r in item_rows
+        )
+        session_cond = "1 = 1" if project is None else "scope = ?"
+        session_rows = self.query(
+            f"SELECT * FROM {table('sessions')} WHERE {LIVE} AND {session_cond} ORDER BY native_id",
+            [] if project is None else [project],
+        )
+        sessions = tuple(
+            FolderSession(
+                session_id=r["id"],
+                native_id=r["native_id"],
+                source=r["source"],
+                path=r["path"],
+                cwd=r["cwd"] or "",
+                scope=r["scope"],
+                git_branch=r["git_branch"],
+                started_at=when(r["started_at"]),
+                updated_at=when(r["updated_at"]) or when(r["recorded_at"]),  # type: ignore[arg-type]
+                rollout_summary=r["rollout_summary"] or "",
+                rollout_slug=r["rollout_slug"],
+                raw_memory=r["raw_memory"] or "",
+            )
+            for r in session_rows
+        )
+        labels = {s.scope: (s.scope.rsplit("/", 1)[-1] or s.scope) for s in sessions}
+        return FolderModel(items=items, sessions=sessions, user_profile=self.user_profile(), project=project, scope_labels=labels)
+
+    def dump(self) -> dict[str, list[dict[str, Any]]]:
+        """Every projection table's rows in a stable order (to compare two builds)."""
+        from mnemolog.projections.schema import dump_order
+
+        out: dict[str, list[dict[str, Any]]] = {}
+        for name, order in dump_order().items():
+            cols = "item_id, scope, kind, title, text, keywords" if name == "search" else "*"
+            out[name] = self.query(f"SELECT {cols} FROM {table(name)} ORDER BY {order}")
+        return out

@@ -1,0 +1,105 @@
+"""The projection tables, for SQLite and PostgreSQL.
+
+Times are stored as ISO-8601 text and lists as JSON text on both backends, so
+the tables compare equal across an incremental build and a rebuild.
+"""
+
+from __future__ import annotations
+
+TABLES: dict[str, str] = {
+    "sessions": """
+        id TEXT PRIMARY KEY, source TEXT, native_id TEXT, path TEXT, cwd TEXT, scope TEXT,
+        git_branch TEXT, git_remote TEXT, agent_version TEXT, origin TEXT, interactive INTEGER,
+        started_at TEXT, updated_at TEXT, first_user_message TEXT, content_hash TEXT,
+        line_count INTEGER, item_count INTEGER, user_message_count INTEGER, redactions INTEGER,
+        mode TEXT, mode_reason TEXT, eligible INTEGER, eligibility_reasons TEXT,
+        extraction_status TEXT, claim_worker TEXT, claim_until TEXT, extracted_hash TEXT,
+        rollout_summary TEXT, rollout_slug TEXT, raw_memory TEXT, extraction_model TEXT,
+        extracted_at TEXT, attempts INTEGER, retry_after TEXT, last_error TEXT,
+        pruned INTEGER, deleted INTEGER, recorded_at TEXT, changed_at TEXT
+    """,
+    "items": """
+        id TEXT PRIMARY KEY, kind TEXT, scope TEXT, task_group TEXT, title TEXT, text TEXT,
+        keywords TEXT, evidence TEXT, trust TEXT, status TEXT, valid_from TEXT, valid_to TEXT,
+        created_at TEXT, updated_at TEXT, consolidation_id TEXT, revision INTEGER
+    """,
+    "item_evidence": "item_id TEXT, session_id TEXT, PRIMARY KEY (item_id, session_id)",
+    "session_usage": "session_id TEXT PRIMARY KEY, use_count INTEGER, last_used TEXT",
+    "item_usage": "item_id TEXT PRIMARY KEY, use_count INTEGER, last_used TEXT",
+    "consolidations": """
+        id TEXT PRIMARY KEY, status TEXT, started_at TEXT, ended_at TEXT, worker TEXT, model TEXT,
+        selection TEXT, diff TEXT, added INTEGER, revised INTEGER, retired INTEGER,
+        invalidated INTEGER, overrides TEXT, error TEXT, user_profile TEXT, prompt_hash TEXT,
+        input_tokens INTEGER, output_tokens INTEGER
+    """,
+    "tombstones": """
+        id TEXT PRIMARY KEY, digest TEXT, width INTEGER, scope TEXT, reason TEXT, placed_at TEXT,
+        lifted INTEGER, suppressions INTEGER
+    """,
+    "notes": """
+        id TEXT PRIMARY KEY, text TEXT, intent TEXT, scope TEXT, source TEXT, written_at TEXT,
+        applied_by TEXT
+    """,
+}
+
+# Secondary indexes are created after a bulk load (rebuild), not before.
+INDEXES: tuple[tuple[str, str, str], ...] = (
+    ("sessions_scope", "sessions", "scope"),
+    ("sessions_status", "sessions", "extraction_status"),
+    ("items_scope_status", "items", "scope, status"),
+    ("item_evidence_session", "item_evidence", "session_id"),
+)
+
+PREFIX = "mnemolog_view_"
+
+
+def table(name: str) -> str:
+    """The real table name of a view table."""
+    return PREFIX + name
+
+
+def create_statements(dialect: str, *, with_indexes: bool = True) -> list[str]:
+    """DDL for every view table (and the search index) in ``dialect`` ("sqlite" | "postgres")."""
+    statements = [f"CREATE TABLE IF NOT EXISTS {table(n)} ({cols})" for n, cols in TABLES.items()]
+    if dialect == "sqlite":
+        statements.append(
+            f"CREATE VIRTUAL TABLE IF NOT EXISTS {table('search')} USING fts5("
+            "item_id UNINDEXED, scope UNINDEXED, kind UNINDEXED, title, text, keywords, "
+            "tokenize='porter unicode61')"
+        )
+    else:
+        statements.append(
+            f"CREATE TABLE IF NOT EXISTS {table('search')} ("
+            "item_id TEXT PRIMARY KEY, scope TEXT, kind TEXT, title TEXT, text TEXT, keywords TEXT, "
+            "document tsvector GENERATED ALWAYS AS (to_tsvector('english', "
+            "coalesce(title,'') || ' ' || coalesce(text,'') || ' ' || coalesce(keywords,''))) STORED)"
+        )
+    if with_indexes:
+        statements.extend(index_statements(dialect))
+    return statements
+
+
+def index_statements(dialect: str) -> list[str]:
+    """Secondary indexes, including the GIN index for PostgreSQL full-text search."""
+    statements = [
+        f"CREATE INDEX IF NOT EXISTS {PREFIX}{name} ON {table(tbl)} ({cols})" for name, tbl, cols in INDEXES
+    ]
+    if dialect == "postgres":
+        statements.append(
+            f"CREATE INDEX IF NOT EXISTS {PREFIX}search_gin ON {table('search')} USING GIN (document)"
+        )
+    return statements
+
+
+def drop_statements() -> list[str]:
+    """Drop every view table."""
+    names = [*TABLES, "search"]
+    return [f"DROP TABLE IF EXISTS {table(n)}" for n in names]
+
+
+def dump_order() -> dict[str, str]:
+    """Each comparable table with its ORDER BY, for equality checks between builds."""
+    order = {n: "1" for n in TABLES}
+    order["item_evidence"] = "item_id, session_id"
+    order["search"] = "item_id"
+    return order

@@ -1,0 +1,36 @@
+"""A thin cursor wrapper so the view code writes one SQL text for both backends."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+
+class Sql:
+    """Runs statements written with ``?`` placeholders on a SQLite or psycopg cursor."""
+
+    def __init__(self, cursor: Any, dialect: str) -> None:
+        self.cursor = cursor
+        self.dialect = dialect
+
+    def _q(self, statement: str) -> str:
+        return statement.replace("?", "%s") if self.dialect == "postgres" else statement
+
+    def run(self, statement: str, params: Sequence[Any] = ()) -> None:
+        """Execute one statement."""
+        self.cursor.execute(self._q(statement), tuple(params))
+
+    def many(self, statement: str, rows: Sequence[Sequence[Any]]) -> None:
+        """Execute one statement for many parameter rows."""
+        if rows:
+            self.cursor.executemany(self._q(statement), [tuple(r) for r in rows])
+
+    def rows(self, statement: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        """Fetch all rows as dicts."""
+        self.cursor.execute(self._q(statement), tuple(params))
+        return [dict(r) for r in self.cursor.fetchall()]
+
+    def one(self, statement: str, params: Sequence[Any] = ()) -> dict[str, Any] | None:
+        """Fetch the first row as a dict, or None."""
+        found = self.rows(statement, params)
+        return found[0] if found else None

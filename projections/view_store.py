@@ -1,0 +1,169 @@
+"""Where the projection tables live, and how they follow the log.
+
+The view tables and the tracking record are written in one transaction, so
+each event is applied exactly once: replaying a position that is already
+tracked fails (the library's single-row tracking refuses to go backwards) and
+rolls the whole batch back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from typing import Any, Protocol
+
+from eventsourcing.persistence import IntegrityError, Tracking
+from eventsourcing.postgres import PostgresDatastore, PostgresTrackingRecorder
+from eventsourcing.projection import Projection
+from eventsourcing.sqlite import SQLiteDatastore, SQLiteTrackingRecorder
+from mnemolog.domain.application import MnemologApp
+from mnemolog.projections.memory_view import apply_event
+from mnemolog.projections.schema import create_statements, drop_statements, index_statements
+from mnemolog.projections.sql import Sql
+from psycopg.sql import SQL
+
+PG_TRACKING_TABLE = "mnemolog_view_tracking"
+
+
+class MemoryView(Protocol):
+    """What every backend's view store offers."""
+
+    dialect: str
+
+    def apply(self, batch: Sequence[tuple[Any, Tracking]]) -> None:
+        """Apply events and record the last position, in one transaction."""
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[Sql]:
+        """A read-only transaction."""
+        yield  # type: ignore[misc]
+
+    def position(self, application_name: str) -> int:
+        """The last applied notification id (0 when none)."""
+
+    def reset(self, application_name: str) -> None:
+        """Drop every view table and the tracking record; recreate empty tables without indexes."""
+
+    def build_indexes(self) -> None:
+        """Create the secondary indexes."""
+
+
+class _ViewMixin:
+    dialect: str
+    datastore: Any
+
+    def apply(self, batch: Sequence[tuple[Any, Tracking]]) -> None:
+        if not batch:
+            return
+        with self.datastore.transaction(commit=True) as cursor:
+            sql = Sql(cursor, self.dialect)
+            for domain_event, _ in batch:
+                apply_event(sql, domain_event)
+            self._insert_tracking(cursor, batch[-1][1])  # type: ignore[attr-defined]
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[Sql]:
+        with self.datastore.transaction(commit=False) as cursor:
+            yield Sql(cursor, self.dialect)
+
+    def position(self, application_name: str) -> int:
+        return self.max_tracking_id(application_name) or 0  # type: ignore[attr-defined, no-any-return]
+
+    def _tracking_table(self) -> str:
+        raise NotImplementedError
+
+    def reset(self, application_name: str) -> None:
+        with self.datastore.transaction(commit=True) as cursor:
+            for statement in drop_statements():
+                cursor.execute(statement)
+            cursor.execute(
+                f"DELETE FROM {self._tracking_table()} WHERE application_name = "
+                + ("?" if self.dialect == "sqlite" else "%s"),
+                (application_name,),
+            )
+            for statement in create_statements(self.dialect, with_indexes=False):
+                cursor.execute(statement)
+
+    def build_indexes(self) -> None:
+        with self.datastore.transaction(commit=True) as cursor:
+            for statement in index_statements(self.dialect):
+                cursor.execute(statement)
+
+
+class SQLiteMemoryView(_ViewMixin, SQLiteTrackingRecorder):
+    """The view tables in their own SQLite file (FTS5 for search)."""
+
+    dialect = "sqlite"
+
+    def construct_create_table_statements(self) -> list[str]:
+        """The tracking table plus the view tables."""
+        return [*super().construct_create_table_statements(), *create_statements("sqlite")]
+
+    def _tracking_table(self) -> str:
+        return "tracking"
+
+
+class PostgresMemoryView(_ViewMixin, PostgresTrackingRecorder):
+    """The view tables beside the event table (full-text search with a GIN index)."""
+
+    dialect = "postgres"
+
+    def __init__(self, datastore: PostgresDatastore) -> None:
+        super().__init__(datastore, tracking_table_name=PG_TRACKING_TABLE)
+        self.sql_create_statements.extend(SQL(s) for s in create_statements("postgres"))  # type: ignore[arg-type]
+
+    def _tracking_table(self) -> str:
+        return PG_TRACKING_TABLE
+
+
+def open_sqlite_view(path: str) -> SQLiteMemoryView:
+    """Open (and create on first use) the SQLite view store."""
+    view = SQLiteMemoryView(SQLiteDatastore(db_name=path, lock_timeout=30))
+    view.create_table()
+    return view
+
+
+def open_postgres_view(params: dict[str, Any]) -> PostgresMemoryView:
+    """Open (and create on first use) the PostgreSQL view store."""
+    view = PostgresMemoryView(PostgresDatastore(**params))
+    view.create_table()
+    return view
+
+
+class MemoryProjection(Projection[Any]):
+    """The eventsourcing projection: each event becomes rows, tracked in the same transaction."""
+
+    name = "memory_view"
+
+    def process_event(self, domain_event: Any, tracking: Tracking) -> None:
+        """Apply one event (used by the library's ProjectionRunner on PostgreSQL)."""
+        self.view.apply([(domain_event, tracking)])
+
+
+def catch_up(app: MnemologApp, view: MemoryView, batch_size: int = 200) -> int:
+    """Apply every event the view has not seen; returns how many were applied.
+
+    SQLite cannot be subscribed to, so views follow the log by polling the
+    notification table from the tracked position. Two processes catching up at
+    once is safe: the loser's batch fails on the tracking record and is re-read.
+    """
+    applied = 0
+    while True:
+        start = view.position(app.name) + 1
+        notifications = app.recorder.select_notifications(start=start, limit=batch_size)
+        if not notifications:
+            return applied
+        batch = [(app.mapper.to_domain_event(n), Tracking(app.name, n.id)) for n in notifications]
+        try:
+            view.apply(batch)
+        except IntegrityError:
+            continue  # another process applied (part of) this batch first
+        applied += len(batch)
+
+
+def rebuild(app: MnemologApp, view: MemoryView, batch_size: int = 1000) -> int:
+    """Drop every projection table and replay the whole log; returns the events replayed."""
+    view.reset(app.name)
+    count = catch_up(app, view, batch_size=batch_size)
+    view.build_indexes()
+    return count

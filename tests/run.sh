@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Run the whole suite from a fresh clone: make .venv, install the project with its
+# dev extras, then ruff, mypy and pytest (2 xdist workers). Extra arguments go to
+# pytest. Needs only python3 (>= 3.11) and, for the PostgreSQL tests, the PostgreSQL
+# server binaries, a Docker engine, or MNEMOLOG_TEST_POSTGRES_URL (see
+# tests/support/postgres.py). With CI=true a missing PostgreSQL fails the run.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+say() { printf '==> %s\n' "$*"; }
+die() { printf 'run.sh: %s\n' "$*" >&2; exit 1; }
+is_ci() { case "${CI:-}" in [Tt][Rr][Uu][Ee] | 1 | [Yy][Ee][Ss] | [Oo][Nn]) return 0 ;; *) return 1 ;; esac; }
+can_apt_install() { is_ci && [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; }
+apt_install() {
+    say "installing $* with apt-get (CI=true, root)"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@"
+}
+
+# --- Python and the virtualenv ---------------------------------------------------
+PYTHON=${PYTHON:-python3}
+command -v "$PYTHON" >/dev/null || die "$PYTHON not found; install Python 3.11 or newer"
+"$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
+    || die "Python >= 3.11 is required, $PYTHON is $("$PYTHON" -V 2>&1)"
+
+if [ ! -x .venv/bin/python ]; then
+    say "creating .venv with $("$PYTHON" -V 2>&1)"
+    if ! "$PYTHON" -m venv .venv; then
+        rm -rf .venv
+        # Debian and Ubuntu ship venv support (ensurepip) as a separate package.
+        can_apt_install || die "'$PYTHON -m venv' failed; install your distribution's python3-venv package"
+        apt_install python3-venv
+        "$PYTHON" -m venv .venv
+    fi
+fi
+PY=.venv/bin/python
+"$PY" -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
+    || die ".venv has $("$PY" -V 2>&1); remove .venv to recreate it with $PYTHON"
+
+# Reinstall only when the dependencies may have changed (the install is editable,
+# so code changes need none). Delete .venv/.mnemolog-installed to force it.
+stamp=.venv/.mnemolog-installed
+want="$(cat pyproject.toml "$PY" 2>/dev/null | cksum)"
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+    # Editable installs of a pyproject-only project need pip >= 21.3 (PEP 660).
+    if ! "$PY" -c 'import sys, pip; sys.exit(tuple(map(int, pip.__version__.split(".")[:2])) < (21, 3))' 2>/dev/null; then
+        say "upgrading pip"
+        "$PY" -m pip install -q --upgrade pip
+    fi
+    say "installing the project: pip install -e '.[dev]'"
+    "$PY" -m pip install -q --disable-pip-version-check -e '.[dev]'
+    printf '%s\n' "$want" >"$stamp"
+fi
+
+# --- PostgreSQL server binaries (for the throwaway test cluster) ------------------
+have_initdb() { command -v initdb >/dev/null || compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null; }
+if [ -n "${MNEMOLOG_TEST_POSTGRES_URL:-}" ]; then
+    say "PostgreSQL: using MNEMOLOG_TEST_POSTGRES_URL"
+elif ! have_initdb; then
+    if can_apt_install; then
+        apt_install postgresql
+        have_initdb || die "installed postgresql, but initdb is still not found"
+    elif is_ci; then
+        say "PostgreSQL: no initdb found and cannot install it here; the tests need Docker or MNEMOLOG_TEST_POSTGRES_URL"
+    else
+        say "PostgreSQL: no initdb found; PostgreSQL tests will be skipped unless Docker answers"
+    fi
+fi
+
+# --- the checks --------------------------------------------------------------------
+failed=()
+
+say "ruff check ."
+.venv/bin/ruff check . || failed+=(ruff)
+
+say "mypy domain projections adapters cli"
+.venv/bin/mypy domain projections adapters cli || failed+=(mypy)
+
+say "pytest -n 2 $*"
+set +e
+"$PY" -m pytest -n 2 -p no:cacheprovider "$@"
+rc=$?
+set -e
+if [ "$rc" -eq 5 ]; then
+    printf 'run.sh: pytest collected no tests (exit code 5); that is a failure\n' >&2
+elif [ "$rc" -ne 0 ]; then
+    failed+=("pytest (exit code $rc)")
+fi
+
+if [ "${#failed[@]}" -gt 0 ] || [ "$rc" -ne 0 ]; then
+    printf 'run.sh: FAILED: %s\n' "${failed[*]:-pytest collected no tests}" >&2
+    # pytest's own exit code when it failed, else 1 for ruff or mypy.
+    [ "$rc" -ne 0 ] && exit "$rc"
+    exit 1
+fi
+say "all checks passed"

@@ -1,0 +1,291 @@
+"""The offline heuristic extractor and consolidator: deterministic, model-shaped output."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import UTC, datetime
+
+from mnemolog.adapters.heuristic import (
+    HEURISTIC_VERSION,
+    HeuristicConsolidator,
+    HeuristicExtractor,
+    normalise,
+    parse_raw_memory,
+)
+from mnemolog.domain.plan import GLOBAL_SCOPE, ItemKindName
+from mnemolog.domain.ports import (
+    ConsolidationRequest,
+    InputForModel,
+    ItemForModel,
+    NoteForModel,
+)
+from mnemolog.domain.transcript import ItemKind, SessionMeta, Transcript, TranscriptItem
+
+META = SessionMeta(source="codex", native_id="s1", path="/p.jsonl", cwd="/work/app")
+
+
+def shell(call_id: str, command: str, out: str, exit_code: int) -> tuple[TranscriptItem, ...]:
+    args = json.dumps({"command": ["bash", "-lc", command]})
+    return (
+        TranscriptItem(kind=ItemKind.TOOL_CALL, tool="shell", call_id=call_id, text=args),
+        TranscriptItem(
+            kind=ItemKind.TOOL_OUTPUT, tool="shell", call_id=call_id, text=out, exit_code=exit_code
+        ),
+    )
+
+
+def session(*items: TranscriptItem | tuple[TranscriptItem, ...]) -> Transcript:
+    flat: list[TranscriptItem] = []
+    for entry in items:
+        flat.extend(entry if isinstance(entry, tuple) else (entry,))
+    return Transcript(meta=META, items=tuple(flat))
+
+
+def user(text: str) -> TranscriptItem:
+    return TranscriptItem(kind=ItemKind.USER, text=text)
+
+
+RICH = session(
+    user(
+        "<environment_context>cwd=/work/app</environment_context>\n"
+        "Fix the failing tests. Please use uv, never pip. Thanks!"
+    ),
+    shell("a", "pytest -q", "bash: pytest: command not found", 127),
+    shell("b", "uv run pytest -q", "5 passed in 0.1s", 0),
+    shell("c", "git push", "fatal: no upstream branch\nerror: failed to push some refs", 1),
+    TranscriptItem(kind=ItemKind.ASSISTANT, text="You should always rebase first."),
+)
+
+
+def test_extractor_identity() -> None:
+    extractor = HeuristicExtractor()
+    assert extractor.name == "heuristic"
+    answer = extractor.extract(RICH)
+    assert answer.model == "heuristic"
+    assert answer.prompt_hash == hashlib.sha256(HEURISTIC_VERSION.encode()).hexdigest()
+    assert answer.usage.input_tokens == 0
+
+
+def test_extractor_keeps_directives_fixes_passing_checks_and_failures() -> None:
+    output = HeuristicExtractor().extract(RICH).output
+    parsed = parse_raw_memory(output.raw_memory)
+    assert parsed.front_matter["task"] == "Fix the failing tests."
+    assert parsed.front_matter["task_group"] == "app"
+    assert parsed.front_matter["cwd"] == "/work/app"
+    assert (
+        parsed.front_matter["task_outcome"] == "partial"
+    )  # the push failed after the tests passed
+    bullets = {(kind.value, text) for kind, text in parsed.bullets}
+    assert ("preference", "Please use uv, never pip.") in bullets
+    assert ("knowledge", "`uv run pytest -q` passed (shell)") in bullets
+    assert (
+        "failure",
+        "`pytest -q` failed with exit 127 (bash: pytest: command not found) -> `uv run pytest -q` worked",
+    ) in bullets
+    assert any(kind == "failure" and "error: failed to push" in text for kind, text in bullets)
+    # the assistant's advice is not a user directive; injected context is not a directive either
+    assert not any("rebase" in text for _, text in bullets)
+    assert "environment_context" not in output.raw_memory
+    assert output.rollout_slug == "fix-the-failing-tests"
+    assert output.rollout_summary.startswith("The user asked: Fix the failing tests.")
+    assert "### Task 1: Fix the failing tests." in output.raw_memory
+
+
+def test_extractor_follows_codex_exec_sessions_and_ignores_empty_grep() -> None:
+    def item(
+        kind: ItemKind, tool: str, call_id: str, text: str, exit_code: int | None = None
+    ) -> TranscriptItem:
+        return TranscriptItem(kind=kind, tool=tool, call_id=call_id, text=text, exit_code=exit_code)
+
+    running = "Chunk ID: a\nWall time: 1.0 seconds\nProcess running with session ID 42\nOutput:\n"
+    done = "Chunk ID: b\nWall time: 0.0 seconds\nProcess exited with code 0\nOutput:\n3 passed\n"
+    chat = session(
+        user("Run the tests."),
+        item(ItemKind.TOOL_CALL, "exec_command", "c1", '{"cmd": "cargo test", "workdir": "/w"}'),
+        item(ItemKind.TOOL_OUTPUT, "exec_command", "c1", running),
+        item(ItemKind.TOOL_CALL, "write_stdin", "c2", '{"session_id": 42, "chars": ""}'),
+        item(ItemKind.TOOL_OUTPUT, "write_stdin", "c2", done, exit_code=0),
+        shell("c3", "rg -n nothing_here src", "", 1),
+    )
+    output = HeuristicExtractor().extract(chat).output
+    bullets = parse_raw_memory(output.raw_memory).bullets
+    assert bullets == ((ItemKindName.KNOWLEDGE, "`cargo test` passed (exec_command)"),)
+
+
+def test_extractor_answers_empty_when_nothing_is_worth_remembering() -> None:
+    chat = session(
+        user("What does this function do?"),
+        TranscriptItem(kind=ItemKind.ASSISTANT, text="It adds two numbers."),
+        shell("a", "cat add.py", "def add(a, b): return a + b", 0),
+    )
+    answer = HeuristicExtractor().extract(chat)
+    assert answer.output.is_empty
+    assert answer.output.rollout_slug is None
+
+
+def test_extractor_is_deterministic() -> None:
+    assert HeuristicExtractor().extract(RICH) == HeuristicExtractor().extract(RICH)
+
+
+# --- consolidation ----------------------------------------------------------------------------
+
+APP = "git:github.com/acme/app"
+LIB = "git:github.com/acme/lib"
+
+
+def raw(task: str, *, prefs: tuple[str, ...] = (), knowledge: tuple[str, ...] = ()) -> str:
+    lines = [
+        "---",
+        f"description: {task}",
+        f"task: {task}",
+        "task_outcome: success",
+        "keywords: pytest, uv",
+        "---",
+        "",
+        f"### Task 1: {task}",
+        "",
+        "Preference signals:",
+        *(f"- {p}" for p in prefs),
+        "",
+        "Reusable knowledge:",
+        *(f"- {k}" for k in knowledge),
+        "",
+        "References:",
+        "- session",
+    ]
+    return "\n".join(lines)
+
+
+def entry(session_id: str, scope: str, memory: str, change: str = "added") -> InputForModel:
+    return InputForModel(
+        session_id=session_id,
+        scope=scope,
+        cwd="/work",
+        updated_at=datetime(2025, 3, int(session_id[-1]), tzinfo=UTC),
+        rollout_summary=f"Summary of {session_id}",
+        raw_memory=memory,
+        change=change,
+    )
+
+
+def test_one_task_per_input_and_bullets_merged_across_sessions() -> None:
+    request = ConsolidationRequest(
+        items=(),
+        inputs=(
+            entry("s2", LIB, raw("Fix lib", prefs=("Use uv, never pip!",))),
+            entry(
+                "s1",
+                APP,
+                raw("Fix app", prefs=("use uv,  never pip",), knowledge=("Run `make test`.",)),
+            ),
+        ),
+        removed_sessions=(),
+        notes=(),
+    )
+    plan = HeuristicConsolidator().consolidate(request).plan
+    tasks = [edit for edit in plan.edits if edit.kind is ItemKindName.TASK]
+    assert [(t.scope, t.evidence, t.title) for t in tasks] == [
+        (APP, ("s1",), "Fix app (success)"),
+        (LIB, ("s2",), "Fix lib (success)"),
+    ]
+    assert tasks[0].task_group == "app" and tasks[0].keywords == ("pytest", "uv")
+    [pref] = [edit for edit in plan.edits if edit.kind is ItemKindName.PREFERENCE]
+    assert pref.op == "add"
+    assert pref.evidence == ("s1", "s2")
+    assert pref.scope == GLOBAL_SCOPE  # seen in two projects
+    [knowledge] = [edit for edit in plan.edits if edit.kind is ItemKindName.KNOWLEDGE]
+    assert knowledge.scope == APP and knowledge.evidence == ("s1",)
+    assert knowledge.valid_from == datetime(2025, 3, 1, tzinfo=UTC)
+
+
+def test_existing_items_revised_only_when_evidence_changes_and_retired_when_removed() -> None:
+    items = (
+        ItemForModel("I1", "preference", APP, "app", "uv", "Use uv, never pip.", (), ("s1",)),
+        ItemForModel("I2", "knowledge", APP, "app", "make", "Run `make test`.", (), ("s1",)),
+        ItemForModel("I3", "knowledge", APP, "app", "old", "Old fact.", (), ("s0",)),
+        ItemForModel("I10", "knowledge", APP, "app", "mixed", "Mixed fact.", (), ("s0", "s1")),
+    )
+    request = ConsolidationRequest(
+        items=items,
+        inputs=(
+            entry("s1", APP, raw("Fix app", knowledge=("Run `make test`.",)), change="unchanged"),
+            entry("s3", APP, raw("Fix again", prefs=("use uv never pip",)), change="added"),
+        ),
+        removed_sessions=("s0",),
+        notes=(),
+    )
+    plan = HeuristicConsolidator().consolidate(request).plan
+    by_target = {edit.target: edit for edit in plan.edits if edit.target}
+    assert by_target["I1"].op == "revise" and by_target["I1"].evidence == ("s1", "s3")
+    assert "I2" not in by_target  # same text, same evidence: no edit
+    assert by_target["I3"].op == "retire"
+    assert by_target["I10"].op == "revise" and by_target["I10"].evidence == ("s1",)
+    assert [edit.target for edit in plan.edits if edit.target] == ["I1", "I10", "I3"]
+
+
+def test_notes_remember_and_forget() -> None:
+    items = (
+        ItemForModel(
+            "I1", "knowledge", APP, "app", "t", "Deploy with the blue script.", (), ("s1",)
+        ),
+    )
+    request = ConsolidationRequest(
+        items=items,
+        inputs=(),
+        removed_sessions=(),
+        notes=(
+            NoteForModel("n2", "forget", APP, "blue script"),
+            NoteForModel("n1", "remember", APP, "Answer in British English."),
+        ),
+    )
+    plan = HeuristicConsolidator().consolidate(request).plan
+    [add] = [edit for edit in plan.edits if edit.op == "add"]
+    assert add.kind is ItemKindName.PREFERENCE and add.scope == APP
+    assert add.text == "Answer in British English." and "n1" in add.reason
+    [retire] = [edit for edit in plan.edits if edit.op == "retire"]
+    assert retire.target == "I1" and "n2" in retire.reason
+
+
+def test_plan_is_stable_whatever_the_input_order() -> None:
+    inputs = [
+        entry("s1", APP, raw("A", prefs=("p1", "p2"), knowledge=("k1",))),
+        entry("s2", LIB, raw("B", prefs=("p2",), knowledge=("k2", "k1"))),
+        entry("s3", APP, raw("C", knowledge=("k3",))),
+    ]
+    first = HeuristicConsolidator().consolidate(
+        ConsolidationRequest(items=(), inputs=inputs, removed_sessions=(), notes=())
+    )
+    second = HeuristicConsolidator().consolidate(
+        ConsolidationRequest(items=(), inputs=inputs[::-1], removed_sessions=(), notes=())
+    )
+    assert first == second
+    assert first.model == "heuristic" and len(first.prompt_hash) == 64
+
+
+def test_extractor_output_feeds_the_consolidator() -> None:
+    output = HeuristicExtractor().extract(RICH).output
+    request = ConsolidationRequest(
+        items=(),
+        inputs=(
+            InputForModel(
+                session_id="s1",
+                scope=APP,
+                cwd="/work/app",
+                updated_at=None,
+                rollout_summary=output.rollout_summary,
+                raw_memory=output.raw_memory,
+                change="added",
+            ),
+        ),
+        removed_sessions=(),
+        notes=(),
+    )
+    plan = HeuristicConsolidator().consolidate(request).plan
+    kinds = sorted({edit.kind.value for edit in plan.edits})
+    assert kinds == ["failure", "knowledge", "preference", "task"]
+    assert all(edit.evidence == ("s1",) for edit in plan.edits)
+
+
+def test_normalise() -> None:
+    assert normalise("  Use UV,\n never   pip! ") == "use uv never pip"
