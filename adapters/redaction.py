@@ -104,8 +104,12 @@ _PUTTY_KEY = re.compile(r"PuTTY-User-Key-File-\d:.*?(?:Private-MAC: \S+|\Z)", re
 
 # KEY=value where value looks random (checked with entropy below).
 _ASSIGNMENT = re.compile(
-    r"(?<![A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_.-]{0,63})[\"']?\s*(?::|=|:=)\s*[\"']?"
-    r"([A-Za-z0-9+/_=.-]{20,})(?![A-Za-z0-9+/_=.-])"
+    r"(?<![A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_.-]{0,63})[\"']?[ \t]*(?::|=|:=)[ \t]*[\"']?"
+    r"([A-Za-z0-9+/_.-]{20,}={0,2})(?![A-Za-z0-9+/_=.-])"
+)
+# Names under which even a hex value is a secret (hex alone is usually a hash or an id).
+_HEX_SECRET_NAME = re.compile(
+    r"key|secret|token|passw|pwd|salt|signing|hmac|auth|credential", re.IGNORECASE
 )
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 _HEX = re.compile(r"^[0-9a-fA-F]+$")
@@ -133,7 +137,7 @@ def _looks_random(name: str, value: str) -> bool:
         return False  # dotted names, versions, hosts
     if _HEX.match(value):
         # Commit hashes and digests are hex too: only a secret-sounding name makes them secret.
-        return bool(_SECRET_NAME.search(name)) and shannon_entropy(value) > 3.0
+        return bool(_HEX_SECRET_NAME.search(name)) and shannon_entropy(value) > 3.0
     classes = sum(
         (any(c.islower() for c in value), any(c.isupper() for c in value),
          any(c.isdigit() for c in value))
