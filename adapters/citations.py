@@ -134,7 +134,9 @@ def parse_citation_blocks(text: str) -> list[CitationRef]:
                 if parsed is not None:
                     entries.append(format_citation_entry(parsed))
         ids = _unique_uuids(
-            token for section in _IDS.finditer(body) for token in re.split(r"[\s,]+", section.group(2))
+            token
+            for section in _IDS.finditer(body)
+            for token in re.split(r"[\s,]+", section.group(2))
         )
         if entries or ids:
             refs.append(CitationRef(rollout_ids=ids, entries=tuple(dict.fromkeys(entries))))

@@ -151,7 +151,11 @@ def _note_envelope(state: _State, record: Mapping[str, Any]) -> None:
         state.agent_id = record["agentId"]
     if state.cwd is None and isinstance(record.get("cwd"), str) and record["cwd"]:
         state.cwd = record["cwd"]
-    if state.git_branch is None and isinstance(record.get("gitBranch"), str) and record["gitBranch"]:
+    if (
+        state.git_branch is None
+        and isinstance(record.get("gitBranch"), str)
+        and record["gitBranch"]
+    ):
         state.git_branch = record["gitBranch"]
     if state.version is None and isinstance(record.get("version"), str) and record["version"]:
         state.version = record["version"]

@@ -225,7 +225,8 @@ def _apply_meta(state: _State, payload: Mapping[str, Any]) -> None:
     if state.have_meta:
         return
     state.have_meta = True
-    git = payload.get("git") if isinstance(payload.get("git"), Mapping) else {}
+    raw_git = payload.get("git")
+    git: Mapping[str, Any] = raw_git if isinstance(raw_git, Mapping) else {}
     origin, interactive, is_subagent = classify_source(
         payload.get("source"), payload.get("originator")
     )
@@ -273,8 +274,11 @@ def _response_item(state: _State, payload: Mapping[str, Any], ts: datetime | Non
         state.note_tool(name)
         state.items.append(
             TranscriptItem(
-                kind=ItemKind.TOOL_CALL, text=_call_text(payload), tool=name,
-                call_id=call_id, timestamp=ts,
+                kind=ItemKind.TOOL_CALL,
+                text=_call_text(payload),
+                tool=name,
+                call_id=call_id,
+                timestamp=ts,
             )
         )
     elif kind in _OUTPUT_TYPES:
@@ -282,9 +286,13 @@ def _response_item(state: _State, payload: Mapping[str, Any], ts: datetime | Non
         text, exit_code, is_error = parse_tool_output(payload.get("output"))
         state.items.append(
             TranscriptItem(
-                kind=ItemKind.TOOL_OUTPUT, text=text,
+                kind=ItemKind.TOOL_OUTPUT,
+                text=text,
                 tool=state.tool_by_call.get(call_id) if call_id else None,
-                call_id=call_id, is_error=is_error, exit_code=exit_code, timestamp=ts,
+                call_id=call_id,
+                is_error=is_error,
+                exit_code=exit_code,
+                timestamp=ts,
             )
         )
     elif kind == "web_search_call":
@@ -292,8 +300,11 @@ def _response_item(state: _State, payload: Mapping[str, Any], ts: datetime | Non
         raw_id = payload.get("id") or payload.get("call_id")
         state.items.append(
             TranscriptItem(
-                kind=ItemKind.TOOL_CALL, text=_web_search_text(payload), tool="web_search",
-                call_id=raw_id if isinstance(raw_id, str) else None, timestamp=ts,
+                kind=ItemKind.TOOL_CALL,
+                text=_web_search_text(payload),
+                tool="web_search",
+                call_id=raw_id if isinstance(raw_id, str) else None,
+                timestamp=ts,
             )
         )
     elif kind in _DROPPED_ITEM_TYPES:
@@ -363,7 +374,7 @@ def _first_user_text(items: Iterable[TranscriptItem]) -> str | None:
         if item.kind is ItemKind.USER:
             folded = item.text.lstrip().lower()
             if not folded.startswith(("<environment_context>", "<user_instructions>")):
-                return item.text
+                return str(item.text)
     return None
 
 

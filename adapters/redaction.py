@@ -26,6 +26,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from functools import lru_cache
+from typing import Any
 
 from mnemolog.domain.transcript import Transcript
 
@@ -139,8 +140,11 @@ def _looks_random(name: str, value: str) -> bool:
         # Commit hashes and digests are hex too: only a secret-sounding name makes them secret.
         return bool(_HEX_SECRET_NAME.search(name)) and shannon_entropy(value) > 3.0
     classes = sum(
-        (any(c.islower() for c in value), any(c.isupper() for c in value),
-         any(c.isdigit() for c in value))
+        (
+            any(c.islower() for c in value),
+            any(c.isupper() for c in value),
+            any(c.isdigit() for c in value),
+        )
     )
     if classes < 3:
         return False
@@ -173,7 +177,8 @@ def _split_library_rules() -> tuple[
         from detect_secrets.plugins.base import RegexBasedDetector
     except ImportError:  # pragma: no cover - the dependency is declared
         return (), ()
-    for secret_type, plugin in sorted(get_mapping_from_secret_type_to_class().items()):
+    plugins: dict[str, type[Any]] = get_mapping_from_secret_type_to_class()
+    for secret_type, plugin in sorted(plugins.items()):
         if secret_type in _SKIPPED_DETECTORS or not issubclass(plugin, RegexBasedDetector):
             continue
         denylist = getattr(plugin, "denylist", ())

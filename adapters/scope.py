@@ -29,10 +29,8 @@ def normalise_remote(remote: str) -> str | None:
         rest = scheme_match.group("rest")
         authority, _, path = rest.partition("/")
         host = authority.rpartition("@")[2]
-        if host.startswith("["):  # IPv6 literal, keep it whole
-            host = host.partition("]")[0] + "]"
-        else:
-            host = host.partition(":")[0]
+        # An IPv6 literal keeps its brackets; otherwise drop the port.
+        host = host.partition("]")[0] + "]" if host.startswith("[") else host.partition(":")[0]
     else:
         scp = _SCP_LIKE.match(text)
         if scp is None or len(scp.group("host")) == 1:  # no host, or a drive letter

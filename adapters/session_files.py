@@ -164,8 +164,9 @@ def _describe(path: Path) -> SessionFile:
     try:
         os.stat(path)
     except OSError as exc:
-        return SessionFile(path=path, source=_source_from_location(path) or UNKNOWN,
-                           error=_os_error_reason(exc))
+        return SessionFile(
+            path=path, source=_source_from_location(path) or UNKNOWN, error=_os_error_reason(exc)
+        )
     source = _source_from_location(path)
     if source is None:
         source = _source_from_content(path)
@@ -289,7 +290,7 @@ def decode_lines(
             handle.seek(0)
             if magic == _ZSTD_MAGIC:
                 reader = zstandard.ZstdDecompressor().stream_reader(handle)
-                _decode_into(lines, io.BufferedReader(reader), max_line_bytes)  # type: ignore[arg-type]
+                _decode_into(lines, io.BufferedReader(reader), max_line_bytes)
             else:
                 _decode_into(lines, handle, max_line_bytes)
     except zstandard.ZstdError as exc:
@@ -313,15 +314,23 @@ def detect_format(records: Iterable[Mapping[str, Any]]) -> str | None:
         kind = record.get("type")
         if isinstance(kind, str) and isinstance(record.get("payload"), dict):
             return CODEX
-        if index == 0 and kind is None and "id" in record and "timestamp" in record and (
-            "instructions" in record or "git" in record
+        if (
+            index == 0
+            and kind is None
+            and "id" in record
+            and "timestamp" in record
+            and ("instructions" in record or "git" in record)
         ):
             return "codex-legacy"
         if "record_type" in record and kind is None:
             return "codex-legacy"
-        if isinstance(kind, str) and kind in CLAUDE_LINE_TYPES and "payload" not in record:
-            if "sessionId" in record or "uuid" in record or kind in ("summary",):
-                return CLAUDE_CODE
+        if (
+            isinstance(kind, str)
+            and kind in CLAUDE_LINE_TYPES
+            and "payload" not in record
+            and ("sessionId" in record or "uuid" in record or kind == "summary")
+        ):
+            return CLAUDE_CODE
     return None
 
 

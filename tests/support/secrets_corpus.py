@@ -72,14 +72,26 @@ SECRETS: list[tuple[str, str]] = [
     ("github oauth token", _join("gho_", "T4kW9pL2xM7nQ3vR8sJ1hB6cF0gD5aZ2yE7u")),
     (
         "github fine-grained token",
-        _join("github_pat_", "11ABCDEFG0mnemoLogTest_", "q9W8e7R6t5Y4u3I2o1P0aSdFgHjKlZxCvBnM1234567890abcdEFGH"),
+        _join(
+            "github_pat_",
+            "11ABCDEFG0mnemoLogTest_",
+            "q9W8e7R6t5Y4u3I2o1P0aSdFgHjKlZxCvBnM1234567890abcdEFGH",
+        ),
     ),
     ("gitlab token", _join("glpat-", "x7Yz3Kq9Lm2Np5Rt8Vw1")),
     ("slack bot token", _join("xoxb-", "2481632641-5720194736281-", "Zq8Wm3Nx7Rk2Lp9Tv4Bc6Hd")),
-    ("slack user token", _join("xoxp-", "1357924680-2468013579-1122334455-", "a1b2c3d4e5f6a7b8c9d0")),
+    (
+        "slack user token",
+        _join("xoxp-", "1357924680-2468013579-1122334455-", "a1b2c3d4e5f6a7b8c9d0"),
+    ),
     (
         "slack webhook",
-        _join("https://hooks.slack.com/services/", "T01MNEMO42/", "B02LOGTEST9/", "Xk8Zq3Wm7Rn2Lp9Tv4Bc6Hd1"),
+        _join(
+            "https://hooks.slack.com/services/",
+            "T01MNEMO42/",
+            "B02LOGTEST9/",
+            "Xk8Zq3Wm7Rn2Lp9Tv4Bc6Hd1",
+        ),
     ),
     ("stripe secret key", _join("sk_live_", "51Hm9QxR2kL7vN4tP8wJ3sZ6")),
     ("stripe restricted key", _join("rk_live_", "51Jq2WxT8mK4vB7nL3pR9sY5")),
@@ -97,23 +109,36 @@ SECRETS: list[tuple[str, str]] = [
     ("bearer token", _join("eyQ0aVbN3", "mL8kP2xR7tW5zS9cF4hJ6gD1")),
     ("openai project key", _join("sk-proj-", "Ab3dE5gH7jK9mN1pQ3sT5vX7zB9dF1hJ3lN5qS7uW9yA1cE3")),
     ("openai legacy key", _join("sk-", "mnemoLogFake1234567Z", "T3BlbkFJ", "q8W7e6R5t4Y3u2I1o0Pa")),
-    ("anthropic key", _join("sk-ant-api03-", "Zx9Cv8Bn7Mm6Lk5Jh4Gf3Dd2Ss1Aa0Qq9Ww8Ee7Rr6Tt5Yy4Uu3Ii2Oo1Pp")),
+    (
+        "anthropic key",
+        _join("sk-ant-api03-", "Zx9Cv8Bn7Mm6Lk5Jh4Gf3Dd2Ss1Aa0Qq9Ww8Ee7Rr6Tt5Yy4Uu3Ii2Oo1Pp"),
+    ),
     ("password assignment", "hunter2-Corr3ct-Horse"),
     ("db password env var", "s9Kx!t2Lq#W8zR4m"),
     ("api key in yaml", "f3b9c2e71d6a4058b7c1e2d3a4f5b6c7"),
     ("client secret in json", "Q~8xZ.k2Lm_9Np4Rt7Vw1Yb3Dc6Fh0Jj5"),
     ("generic token header", "tkn_8Fq2Lx9Wm4Rz7Kp3Vn6Bt1"),
-    ("high-entropy hex signing key", "9f8e7d6c5b4a39281706f5e4d3c2b1a0c4d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5"),
+    (
+        "high-entropy hex signing key",
+        "9f8e7d6c5b4a39281706f5e4d3c2b1a0c4d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5",
+    ),
     ("high-entropy base64 seed", "Zm9vQmFyQmF6UXV4MTIzNDU2Nzg5MGFiY2RlZkdISUpLTE1O"),
     ("npm token", _join("npm_", "k7Lq2Wx9Mz4Rt8Vn3Bp6Yc1Df5Gh0Js2Ku8E")),
     ("npmrc auth token", _join("npm_", "Zp3Xw8Lq1Mr6Tk9Vb2Nc5Yd7Fg0Hj4Ks1Ue3Q")),
     (
         "azure storage account key",
-        _join("AccountKey=", "mN3oP5qR7sT9uV1wX3yZ5aB7cD9eF1gH3iJ5kL7mN9oP1qR3sT5uV7wX9yZ1aB3cD5eF7gH9iJ1kL3mN5oP7qR9sT1uV3wX5y", "=="),
+        _join(
+            "AccountKey=",
+            "mN3oP5qR7sT9uV1wX3yZ5aB7cD9eF1gH3iJ5kL7mN9oP1qR3sT5uV7wX9yZ1aB3cD5eF7gH9iJ1kL3mN5oP7qR9sT1uV3wX5y",
+            "==",
+        ),
     ),
     ("google api key", _join("AIza", "SyD4mnemoLogFakeKey8Qx2Wz7Rt3Lp9Vn6B")),
     ("google oauth token", _join("ya29.", "a0AfB_byMnemoFakeOauthToken8x2Q7w")),
-    ("sendgrid key", _join("SG.", "mnemoLogFakeKey1234567", ".", "Zq8Wm3Nx7Rk2Lp9Tv4Bc6Hd1Jf5Gs0Ka3Ee9Yu2Io7P")),
+    (
+        "sendgrid key",
+        _join("SG.", "mnemoLogFakeKey1234567", ".", "Zq8Wm3Nx7Rk2Lp9Tv4Bc6Hd1Jf5Gs0Ka3Ee9Yu2Io7P"),
+    ),
     ("twilio api key", _join("SK", "3c5e7a9b1d2f4e6a8c0b2d4f6a8e0c1b")),
     ("telegram bot token", _join("7123456789:", "AAF9mnemoLogFakeBotToken8x2Q7wZ4kLp")),
     ("mailchimp key", _join("0f1e2d3c4b5a69788796a5b4c3d2e1f0", "-us14")),
@@ -181,8 +206,13 @@ def write_codex_rollout(folder: Path) -> Path:
         {
             "timestamp": "2026-03-02T10:00:00.000Z",
             "type": "session_meta",
-            "payload": {"id": thread, "timestamp": "2026-03-02T10:00:00.000Z",
-                        "cwd": "/srv/app", "cli_version": "0.130.0", "source": "cli"},
+            "payload": {
+                "id": thread,
+                "timestamp": "2026-03-02T10:00:00.000Z",
+                "cwd": "/srv/app",
+                "cli_version": "0.130.0",
+                "source": "cli",
+            },
         }
     ]
     for number, (where, kind, text) in enumerate(_slots()):
@@ -190,18 +220,32 @@ def write_codex_rollout(folder: Path) -> Path:
         call_id = f"call_{number}"
         if where == "user":
             payload: dict[str, object] = {
-                "type": "message", "role": "user",
+                "type": "message",
+                "role": "user",
                 "content": [{"type": "input_text", "text": f"Use this for {kind}: {text}"}],
             }
-            lines.append({"timestamp": stamp, "type": "event_msg",
-                          "payload": {"type": "user_message", "message": f"{kind}: {text}"}})
+            lines.append(
+                {
+                    "timestamp": stamp,
+                    "type": "event_msg",
+                    "payload": {"type": "user_message", "message": f"{kind}: {text}"},
+                }
+            )
         elif where == "call":
-            payload = {"type": "function_call", "name": "exec_command", "call_id": call_id,
-                       "arguments": json.dumps({"cmd": f"echo '{text}' > .env", "workdir": "/srv/app"})}
+            payload = {
+                "type": "function_call",
+                "name": "exec_command",
+                "call_id": call_id,
+                "arguments": json.dumps({"cmd": f"echo '{text}' > .env", "workdir": "/srv/app"}),
+            }
         else:
-            payload = {"type": "function_call_output", "call_id": call_id,
-                       "output": json.dumps({"output": f"cat .env\n{text}\n",
-                                             "metadata": {"exit_code": 0}})}
+            payload = {
+                "type": "function_call_output",
+                "call_id": call_id,
+                "output": json.dumps(
+                    {"output": f"cat .env\n{text}\n", "metadata": {"exit_code": 0}}
+                ),
+            }
         lines.append({"timestamp": stamp, "type": "response_item", "payload": payload})
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     return path
@@ -211,28 +255,52 @@ def write_claude_transcript(folder: Path) -> Path:
     """Write a Claude Code transcript carrying every planted secret; return its path."""
     session = "7a7a7a7a-1111-4222-8333-444455556666"
     path = folder / f"{session}.jsonl"
-    base = {"sessionId": session, "cwd": "/srv/app", "gitBranch": "main", "version": "2.1.50",
-            "isSidechain": False, "userType": "external"}
+    base = {
+        "sessionId": session,
+        "cwd": "/srv/app",
+        "gitBranch": "main",
+        "version": "2.1.50",
+        "isSidechain": False,
+        "userType": "external",
+    }
     lines: list[dict[str, object]] = []
     for number, (where, kind, text) in enumerate(_slots()):
         stamp = f"2026-03-02T11:{number // 60:02d}:{number % 60:02d}.000Z"
         tool_id = f"toolu_{number:04d}"
         if where == "user":
             record: dict[str, object] = {
-                "type": "user", "message": {"role": "user", "content": f"Use this for {kind}: {text}"},
+                "type": "user",
+                "message": {"role": "user", "content": f"Use this for {kind}: {text}"},
             }
         elif where == "call":
             record = {
                 "type": "assistant",
-                "message": {"id": f"msg_{number}", "role": "assistant", "content": [
-                    {"type": "tool_use", "id": tool_id, "name": "Bash",
-                     "input": {"command": f"echo '{text}' >> .env", "description": kind}}]},
+                "message": {
+                    "id": f"msg_{number}",
+                    "role": "assistant",
+                    "content": [
+                        {
+                            "type": "tool_use",
+                            "id": tool_id,
+                            "name": "Bash",
+                            "input": {"command": f"echo '{text}' >> .env", "description": kind},
+                        }
+                    ],
+                },
             }
         else:
             record = {
                 "type": "user",
-                "message": {"role": "user", "content": [
-                    {"type": "tool_result", "tool_use_id": tool_id, "content": f"cat .env\n{text}"}]},
+                "message": {
+                    "role": "user",
+                    "content": [
+                        {
+                            "type": "tool_result",
+                            "tool_use_id": tool_id,
+                            "content": f"cat .env\n{text}",
+                        }
+                    ],
+                },
             }
         lines.append({**base, **record, "uuid": f"uuid-{number}", "timestamp": stamp})
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")

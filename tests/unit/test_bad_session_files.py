@@ -5,6 +5,7 @@ from __future__ import annotations
 import builtins
 import json
 import os
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -22,14 +23,21 @@ from support.shared_fixtures import shared_fixture
 META = {
     "timestamp": "2026-02-01T08:00:00.000Z",
     "type": "session_meta",
-    "payload": {"id": "019c1111-2222-7333-8444-555566667777", "cwd": "/src/app",
-                "timestamp": "2026-02-01T08:00:00.000Z", "source": "cli"},
+    "payload": {
+        "id": "019c1111-2222-7333-8444-555566667777",
+        "cwd": "/src/app",
+        "timestamp": "2026-02-01T08:00:00.000Z",
+        "source": "cli",
+    },
 }
 PROMPT = {
     "timestamp": "2026-02-01T08:00:01.000Z",
     "type": "response_item",
-    "payload": {"type": "message", "role": "user",
-                "content": [{"type": "input_text", "text": "Add a --dry-run flag"}]},
+    "payload": {
+        "type": "message",
+        "role": "user",
+        "content": [{"type": "input_text", "text": "Add a --dry-run flag"}],
+    },
 }
 
 
@@ -60,17 +68,25 @@ def test_a_50_mb_line_is_skipped_and_reported(tmp_path: Path) -> None:
     path = tmp_path / "huge.jsonl"
     with path.open("wb") as handle:
         handle.write(_jsonl(META))
-        handle.write(b'{"timestamp":"2026-02-01T08:00:02Z","type":"response_item","payload":'
-                     b'{"type":"function_call_output","call_id":"x","output":"')
+        handle.write(
+            b'{"timestamp":"2026-02-01T08:00:02Z","type":"response_item","payload":'
+            b'{"type":"function_call_output","call_id":"x","output":"'
+        )
         chunk = b"A" * (1024 * 1024)
         for _ in range(50):
             handle.write(chunk)
         handle.write(b'"}}\n')
         handle.write(_jsonl(PROMPT))
-    t = read_session(path)
+    tracemalloc.start()
+    try:
+        t = read_session(path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
     assert t.skipped == {"line too long": 1}
     assert t.user_message_count == 1
     assert t.line_count == 3
+    assert peak < 24 * 1024 * 1024  # the 50 MB line is never held whole
 
 
 def test_line_cap_is_configurable(tmp_path: Path) -> None:
@@ -93,7 +109,9 @@ def test_empty_file_is_a_clear_error(tmp_path: Path) -> None:
 def test_nothing_parseable_is_a_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "garbage.jsonl"
     path.write_bytes(b"not json\n\xff\xfe\n")
-    with pytest.raises(SessionReadError, match=r"no readable lines \(1 invalid utf-8, 1 unparseable"):
+    with pytest.raises(
+        SessionReadError, match=r"no readable lines \(1 invalid utf-8, 1 unparseable"
+    ):
         read_session(path)
 
 
@@ -128,7 +146,9 @@ def test_folder_symlink_loop_does_not_recurse_forever(tmp_path: Path) -> None:
     assert [item.path.name for item in found] == ["rollout-x.jsonl"]
 
 
-def test_no_read_permission_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_read_permission_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "private.jsonl"
     path.write_bytes(_jsonl(META, PROMPT))
     if os.geteuid() == 0:
@@ -197,8 +217,9 @@ def test_discover_guesses_the_agent_from_location_and_content(tmp_path: Path) ->
     (claude_dir / "s.jsonl").write_bytes(b"{}\n")
     loose = tmp_path / "loose"
     loose.mkdir()
-    (loose / "x.jsonl").write_bytes(_jsonl(
-        {"type": "user", "uuid": "u", "sessionId": "s", "message": {"content": "hi"}}))
+    (loose / "x.jsonl").write_bytes(
+        _jsonl({"type": "user", "uuid": "u", "sessionId": "s", "message": {"content": "hi"}})
+    )
     (loose / "notes.txt").write_text("ignored")
     found = {item.path.name: item.source for item in discover([tmp_path])}
     assert found == {"s.jsonl": "claude-code", "x.jsonl": "claude-code"}

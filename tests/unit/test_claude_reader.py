@@ -20,7 +20,8 @@ def kinds(transcript: Transcript) -> dict[str, int]:
 
 def no_injected_text(transcript: Transcript) -> bool:
     return not any(
-        "<system-reminder>" in item.text or "<local-command-stdout>" in item.text
+        "<system-reminder>" in item.text
+        or "<local-command-stdout>" in item.text
         or "Caveat: The messages below" in item.text
         for item in transcript.items
     )
@@ -60,7 +61,9 @@ def test_real_1_0_session_with_slash_command_and_inline_sidechains() -> None:
     assert meta.agent_version == "1.0.108"
     assert (meta.interactive, meta.is_subagent) == (True, False)
     # The only prompt is a custom slash command: its name and arguments stand in.
-    assert meta.first_user_message == "/orchestrator @CLAUDE.md を最新の状態にアップデートしてください"
+    assert (
+        meta.first_user_message == "/orchestrator @CLAUDE.md を最新の状態にアップデートしてください"
+    )
     # 12 inline sidechain lines and the isMeta command expansion are dropped.
     assert kinds(t) == {"user": 1, "assistant": 3, "tool_call": 13, "tool_output": 13}
     assert t.line_count == 53
@@ -68,8 +71,9 @@ def test_real_1_0_session_with_slash_command_and_inline_sidechains() -> None:
     errors = [(item.tool, item.text[:17]) for item in t.items if item.is_error]
     assert errors == [("Task", "<tool_use_error>I"), ("Edit", "<tool_use_error>F")]
     assert t.items[-1].text.startswith("CLAUDE.mdファイルを最新の状態にアップデートしました")
-    assert not any("Examine the package.json" in item.text for item in t.items
-                   if item.kind is ItemKind.USER)
+    assert not any(
+        "Examine the package.json" in item.text for item in t.items if item.kind is ItemKind.USER
+    )
     assert no_injected_text(t)
 
 
@@ -87,8 +91,15 @@ def test_real_headless_2_1_run_with_stop_hook_feedback() -> None:
     assert t.line_count == 97
     assert t.skipped == {}
     tools = Counter(item.tool for item in t.items if item.kind is ItemKind.TOOL_CALL)
-    assert tools == {"Bash": 16, "TodoWrite": 10, "Write": 7, "Read": 3,
-                     "Task": 1, "Edit": 1, "Glob": 1}
+    assert tools == {
+        "Bash": 16,
+        "TodoWrite": 10,
+        "Write": 7,
+        "Read": 3,
+        "Task": 1,
+        "Edit": 1,
+        "Glob": 1,
+    }
     assert not any(item.is_error for item in t.items)
     assert not t.used_web_search
     assert meta.updated_at == datetime(2026, 1, 21, 6, 24, 31, 843000, tzinfo=UTC)
@@ -143,10 +154,15 @@ def _line(kind: str, uuid: str, content: object, **extra: object) -> dict[str, o
     if "message_id" in extra:
         message["id"] = extra.pop("message_id")
     record: dict[str, object] = {
-        "type": kind, "uuid": uuid, "sessionId": "11111111-2222-4333-8444-555555555555",
-        "cwd": "/home/dev/app", "gitBranch": "feature/x", "version": "2.1.50",
+        "type": kind,
+        "uuid": uuid,
+        "sessionId": "11111111-2222-4333-8444-555555555555",
+        "cwd": "/home/dev/app",
+        "gitBranch": "feature/x",
+        "version": "2.1.50",
         "timestamp": extra.pop("timestamp", "2026-04-01T12:00:00.000Z"),
-        "isSidechain": False, "message": message,
+        "isSidechain": False,
+        "message": message,
     }
     record.update(extra)
     return record
@@ -157,25 +173,76 @@ def test_hand_made_transcript_rules(tmp_path: Path) -> None:
         {"type": "summary", "summary": "Fix the flaky test", "leafUuid": "u9"},
         _line("user", "u0", "<command-name>/clear</command-name>\n<command-args></command-args>"),
         _line("user", "u1", "<system-reminder>hook said hi</system-reminder>", isMeta=True),
-        _line("user", "u2", [{"type": "text", "text": "Why is test_sync flaky?"
-                                                      "<system-reminder>ignore</system-reminder>"}],
-              timestamp="2026-04-01T12:00:05.000Z"),
-        _line("assistant", "a1", [{"type": "thinking", "thinking": "hmm", "signature": "x"}],
-              message_id="msg_1"),
+        _line(
+            "user",
+            "u2",
+            [
+                {
+                    "type": "text",
+                    "text": "Why is test_sync flaky?<system-reminder>ignore</system-reminder>",
+                }
+            ],
+            timestamp="2026-04-01T12:00:05.000Z",
+        ),
+        _line(
+            "assistant",
+            "a1",
+            [{"type": "thinking", "thinking": "hmm", "signature": "x"}],
+            message_id="msg_1",
+        ),
         _line("assistant", "a2", [{"type": "text", "text": "Let me look."}], message_id="msg_1"),
-        _line("assistant", "a3", [{"type": "tool_use", "id": "t1", "name": "mcp__linear__get_issue",
-                                   "input": {"id": "ENG-1"}}], message_id="msg_1"),
-        _line("user", "u3", [{"type": "tool_result", "tool_use_id": "t1",
-                              "content": [{"type": "text", "text": "Exit code 2\nboom"}]}]),
-        _line("user", "u3", [{"type": "tool_result", "tool_use_id": "t1",
-                              "content": "duplicate line written twice"}]),
+        _line(
+            "assistant",
+            "a3",
+            [
+                {
+                    "type": "tool_use",
+                    "id": "t1",
+                    "name": "mcp__linear__get_issue",
+                    "input": {"id": "ENG-1"},
+                }
+            ],
+            message_id="msg_1",
+        ),
+        _line(
+            "user",
+            "u3",
+            [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "t1",
+                    "content": [{"type": "text", "text": "Exit code 2\nboom"}],
+                }
+            ],
+        ),
+        _line(
+            "user",
+            "u3",
+            [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "t1",
+                    "content": "duplicate line written twice",
+                }
+            ],
+        ),
         _line("user", "s1", "subagent prompt", isSidechain=True),
-        _line("assistant", "s2", [{"type": "text", "text": "subagent answer"}],
-              isSidechain=True, message_id="msg_s"),
+        _line(
+            "assistant",
+            "s2",
+            [{"type": "text", "text": "subagent answer"}],
+            isSidechain=True,
+            message_id="msg_s",
+        ),
         _line("assistant", "a4", [{"type": "hologram", "data": 1}], message_id="msg_2"),
         {"type": "brand-new-line-type", "sessionId": "11111111-2222-4333-8444-555555555555"},
-        _line("user", "u4", "This session is being continued from a previous conversation",
-              isCompactSummary=True, timestamp="2026-04-01T11:59:00.000Z"),
+        _line(
+            "user",
+            "u4",
+            "This session is being continued from a previous conversation",
+            isCompactSummary=True,
+            timestamp="2026-04-01T11:59:00.000Z",
+        ),
     ]
     path = tmp_path / "11111111-2222-4333-8444-555555555555.jsonl"
     path.write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
@@ -195,15 +262,23 @@ def test_hand_made_transcript_rules(tmp_path: Path) -> None:
     output = t.items[-1]
     assert (output.tool, output.exit_code, output.is_error) == ("mcp__linear__get_issue", 2, True)
     assert t.used_mcp_tools == ("mcp__linear__get_issue",)
-    assert t.skipped == {"unknown item type: hologram": 1,
-                         "unknown line type: brand-new-line-type": 1}
+    assert t.skipped == {
+        "unknown item type: hologram": 1,
+        "unknown line type: brand-new-line-type": 1,
+    }
 
 
 def test_file_whose_lines_are_all_sidechain_is_a_subagent(tmp_path: Path) -> None:
     records = [
         _line("user", "s1", "Find the config loader", isSidechain=True, agentId="b77"),
-        _line("assistant", "s2", [{"type": "text", "text": "It is in app/config.py"}],
-              isSidechain=True, agentId="b77", message_id="msg_9"),
+        _line(
+            "assistant",
+            "s2",
+            [{"type": "text", "text": "It is in app/config.py"}],
+            isSidechain=True,
+            agentId="b77",
+            message_id="msg_9",
+        ),
     ]
     path = tmp_path / "subagents" / "side.jsonl"
     path.parent.mkdir()

@@ -43,8 +43,13 @@ def test_real_cli_rollout_with_web_search_and_patches() -> None:
     assert t.used_mcp_tools == ()
     assert t.citations == ()
     tools = Counter(item.tool for item in t.items if item.kind is ItemKind.TOOL_CALL)
-    assert tools == {"exec_command": 43, "write_stdin": 54, "update_plan": 2,
-                     "apply_patch": 3, "web_search": 3}
+    assert tools == {
+        "exec_command": 43,
+        "write_stdin": 54,
+        "update_plan": 2,
+        "apply_patch": 3,
+        "web_search": 3,
+    }
 
 
 def test_real_rollout_drops_agents_md_but_keeps_environment_context() -> None:
@@ -56,8 +61,11 @@ def test_real_rollout_drops_agents_md_but_keeps_environment_context() -> None:
     assert users[0].startswith("<environment_context>")
     assert users[1:] == ["show tools", "let's update the defailt context compart to 90 in env var"]
     assert not any("AGENTS.md instructions" in text for text in users)
-    assert not any("permissions instructions" in item.text for item in t.items
-                   if item.kind in (ItemKind.USER, ItemKind.ASSISTANT))
+    assert not any(
+        "permissions instructions" in item.text
+        for item in t.items
+        if item.kind in (ItemKind.USER, ItemKind.ASSISTANT)
+    )
 
 
 def test_real_rollout_exit_codes_from_unified_exec_and_json_outputs() -> None:
@@ -148,29 +156,60 @@ def test_legacy_mid_2025_format_is_read(tmp_path: Path) -> None:
             "id": "0197aaaa-1111-7222-8333-444455556666",
             "timestamp": "2025-06-20T09:00:00.000Z",
             "instructions": "Be brief.",
-            "git": {"commit_hash": "0123abcd", "branch": "trunk",
-                    "repository_url": "https://example.org/team/tool.git"},
+            "git": {
+                "commit_hash": "0123abcd",
+                "branch": "trunk",
+                "repository_url": "https://example.org/team/tool.git",
+            },
         },
         {"record_type": "state"},
-        {"type": "message", "role": "user", "content": [
-            {"type": "input_text", "text": "<user_instructions>\nrepo rules\n</user_instructions>"},
-        ]},
-        {"type": "message", "role": "user", "content": [
-            {"type": "input_text", "text": "<environment_context>\n  <cwd>/srv/tool</cwd>\n"
-                                           "</environment_context>"},
-        ]},
-        {"type": "message", "role": "user", "content": [
-            {"type": "input_text", "text": "Rename the flag --fast to --quick"},
-        ]},
+        {
+            "type": "message",
+            "role": "user",
+            "content": [
+                {
+                    "type": "input_text",
+                    "text": "<user_instructions>\nrepo rules\n</user_instructions>",
+                },
+            ],
+        },
+        {
+            "type": "message",
+            "role": "user",
+            "content": [
+                {
+                    "type": "input_text",
+                    "text": "<environment_context>\n  <cwd>/srv/tool</cwd>\n</environment_context>",
+                },
+            ],
+        },
+        {
+            "type": "message",
+            "role": "user",
+            "content": [
+                {"type": "input_text", "text": "Rename the flag --fast to --quick"},
+            ],
+        },
         {"record_type": "state"},
         {"type": "reasoning", "summary": []},
-        {"type": "local_shell_call", "call_id": "c1", "status": "completed",
-         "action": {"type": "exec", "command": ["grep", "-rn", "--fast", "src"]}},
-        {"type": "function_call_output", "call_id": "c1",
-         "output": json.dumps({"output": "src/cli.py:3: --fast", "metadata": {"exit_code": 0}})},
-        {"type": "message", "role": "assistant", "content": [
-            {"type": "output_text", "text": "Renamed in src/cli.py."},
-        ]},
+        {
+            "type": "local_shell_call",
+            "call_id": "c1",
+            "status": "completed",
+            "action": {"type": "exec", "command": ["grep", "-rn", "--fast", "src"]},
+        },
+        {
+            "type": "function_call_output",
+            "call_id": "c1",
+            "output": json.dumps({"output": "src/cli.py:3: --fast", "metadata": {"exit_code": 0}}),
+        },
+        {
+            "type": "message",
+            "role": "assistant",
+            "content": [
+                {"type": "output_text", "text": "Renamed in src/cli.py."},
+            ],
+        },
         {"type": "holographic_call", "payload_free": True},
     ]
     path = _write_lines(tmp_path / "rollout-2025-06-20T09-00-00-0197aaaa.jsonl", records)
@@ -186,7 +225,11 @@ def test_legacy_mid_2025_format_is_read(tmp_path: Path) -> None:
     call = next(item for item in t.items if item.kind is ItemKind.TOOL_CALL)
     assert (call.tool, call.text) == ("local_shell", "grep -rn --fast src")
     output = next(item for item in t.items if item.kind is ItemKind.TOOL_OUTPUT)
-    assert (output.tool, output.exit_code, output.text) == ("local_shell", 0, "src/cli.py:3: --fast")
+    assert (output.tool, output.exit_code, output.text) == (
+        "local_shell",
+        0,
+        "src/cli.py:3: --fast",
+    )
     assert t.skipped == {"unknown item type: holographic_call": 1}
 
 
@@ -202,28 +245,82 @@ def test_subagent_mcp_citations_and_unknown_types(tmp_path: Path) -> None:
         f"{rollout_id}\n</rollout_ids>\n</oai-mem-citation>"
     )
     records: list[object] = [
-        _envelope("session_meta", {
-            "id": "019c7000-0000-7000-8000-000000000abc", "timestamp": "2026-03-01T10:00:00Z",
-            "cwd": "/work/app", "cli_version": "0.130.0", "memory_mode": "polluted",
-            "source": {"subagent": {"parent_thread_id": "019c6fff-0000-7000-8000-000000000001"}},
-        }),
+        _envelope(
+            "session_meta",
+            {
+                "id": "019c7000-0000-7000-8000-000000000abc",
+                "timestamp": "2026-03-01T10:00:00Z",
+                "cwd": "/work/app",
+                "cli_version": "0.130.0",
+                "memory_mode": "polluted",
+                "source": {
+                    "subagent": {"parent_thread_id": "019c6fff-0000-7000-8000-000000000001"}
+                },
+            },
+        ),
         _envelope("event_msg", {"type": "user_message", "message": "Check the build flags"}, 1),
-        _envelope("response_item", {"type": "message", "role": "user", "content": [
-            {"type": "input_text", "text": "<skill>\nname: x\n</skill>"},
-            {"type": "input_text", "text": "Check the build flags"}]}, 1),
-        _envelope("response_item", {"type": "function_call", "name": "mcp__docs__search",
-                                    "arguments": "{\"q\": \"flags\"}", "call_id": "m1"}, 2),
-        _envelope("response_item", {"type": "function_call_output", "call_id": "m1",
-                                    "output": [{"type": "input_text", "text": "use -O2"}]}, 3),
-        _envelope("event_msg", {"type": "mcp_tool_call_end",
-                                "invocation": {"server": "tracker", "tool": "open_issue"}}, 3),
-        _envelope("response_item", {"type": "message", "role": "assistant",
-                                    "content": [{"type": "output_text", "text": answer}]}, 4),
-        _envelope("event_msg", {"type": "agent_message", "message": "Used the stored tip.",
-                                "memory_citation": {
-                                    "entries": [{"path": "MEMORY.md", "lineStart": 10,
-                                                 "lineEnd": 12, "note": "build flags"}],
-                                    "rolloutIds": [rollout_id]}}, 4),
+        _envelope(
+            "response_item",
+            {
+                "type": "message",
+                "role": "user",
+                "content": [
+                    {"type": "input_text", "text": "<skill>\nname: x\n</skill>"},
+                    {"type": "input_text", "text": "Check the build flags"},
+                ],
+            },
+            1,
+        ),
+        _envelope(
+            "response_item",
+            {
+                "type": "function_call",
+                "name": "mcp__docs__search",
+                "arguments": '{"q": "flags"}',
+                "call_id": "m1",
+            },
+            2,
+        ),
+        _envelope(
+            "response_item",
+            {
+                "type": "function_call_output",
+                "call_id": "m1",
+                "output": [{"type": "input_text", "text": "use -O2"}],
+            },
+            3,
+        ),
+        _envelope(
+            "event_msg",
+            {
+                "type": "mcp_tool_call_end",
+                "invocation": {"server": "tracker", "tool": "open_issue"},
+            },
+            3,
+        ),
+        _envelope(
+            "response_item",
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": answer}],
+            },
+            4,
+        ),
+        _envelope(
+            "event_msg",
+            {
+                "type": "agent_message",
+                "message": "Used the stored tip.",
+                "memory_citation": {
+                    "entries": [
+                        {"path": "MEMORY.md", "lineStart": 10, "lineEnd": 12, "note": "build flags"}
+                    ],
+                    "rolloutIds": [rollout_id],
+                },
+            },
+            4,
+        ),
         _envelope("world_state", {"x": 1}, 5),
         _envelope("telepathy", {"x": 1}, 6),
     ]
@@ -232,7 +329,9 @@ def test_subagent_mcp_citations_and_unknown_types(tmp_path: Path) -> None:
     assert (meta.origin, meta.interactive, meta.is_subagent) == ("subagent", False, True)
     assert meta.memory_mode == "polluted"
     assert t.used_mcp_tools == ("mcp__docs__search", "mcp__tracker__open_issue")
-    assert [item.text for item in t.items if item.kind is ItemKind.USER] == ["Check the build flags"]
+    assert [item.text for item in t.items if item.kind is ItemKind.USER] == [
+        "Check the build flags"
+    ]
     assistant = next(item for item in t.items if item.kind is ItemKind.ASSISTANT)
     assert assistant.text == "Used the stored tip."
     # The block in the text and the structured event name the same citation: kept once.

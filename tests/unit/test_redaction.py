@@ -22,8 +22,9 @@ def leaked_pieces(value: str, text: str, width: int = 16) -> list[str]:
     """Any part of ``value`` (``width`` characters or the whole value) still in ``text``."""
     if len(value) <= width:
         return [value] if value in text else []
-    return [value[i : i + width] for i in range(len(value) - width + 1)
-            if value[i : i + width] in text]
+    return [
+        value[i : i + width] for i in range(len(value) - width + 1) if value[i : i + width] in text
+    ]
 
 
 def test_corpus_is_large_and_varied() -> None:
