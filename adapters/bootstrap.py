@@ -21,9 +21,12 @@ from mnemolog.projections.view_store import (
     open_sqlite_view,
     rebuild,
 )
+import psycopg
 from psycopg.conninfo import conninfo_to_dict
 
 Clock = Callable[[], datetime]
+
+SCHEMA_LOCK = 0x6D6E656D6F6C6F67  # "mnemolog": the advisory lock taken while creating tables
 
 
 def utc_now() -> datetime:
@@ -109,8 +112,14 @@ def open_store(settings: Settings | None = None, clock: Clock = utc_now) -> Stor
                 "POSTGRES_POOL_SIZE": "2",
                 "CREATE_TABLE": "y",
             }
-            app = MnemologApp(env=env)
-            view: MemoryView = open_postgres_view(params)
+            # Several processes may open a new store at once; DDL must not race.
+            with psycopg.connect(url, autocommit=True, connect_timeout=10) as conn:
+                conn.execute("SELECT pg_advisory_lock(%s)", (SCHEMA_LOCK,))
+                try:
+                    app = MnemologApp(env=env)
+                    view: MemoryView = open_postgres_view(params)
+                finally:
+                    conn.execute("SELECT pg_advisory_unlock(%s)", (SCHEMA_LOCK,))
             return Store(app, view, settings, "postgres", _redacted_url(url), clock)
         home = Path(settings.home)
         home.mkdir(parents=True, exist_ok=True)

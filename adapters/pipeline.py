@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from mnemolog.adapters.bootstrap import Store
+from mnemolog.adapters.forgetting import scrub_transcript
 from mnemolog.adapters.redaction import redact, redact_transcript
 from mnemolog.adapters.scope import project_scope
 from mnemolog.adapters.session_files import (
@@ -153,6 +154,7 @@ def ingest(
     report = IngestReport()
     files = discover(paths)
     disable_external = store.settings.disable_on_external_context
+    forgotten = matcher_for(store)  # tombstoned values never enter the log again, even from a session file
     for done, found in enumerate(files, start=1):
         progress(done - 1, len(files), found.path.name)
         if found.error:
@@ -168,6 +170,7 @@ def ingest(
         for reason, count in transcript.skipped.items():
             report.lines_skipped[reason] = report.lines_skipped.get(reason, 0) + count
         clean, redactions = redact_transcript(transcript)
+        clean = scrub_transcript(clean, forgotten, project_scope(clean.meta.git_remote, clean.meta.cwd))[0]
         report.redactions += redactions
         pollution = None
         if disable_external and (clean.used_web_search or clean.used_mcp_tools):
@@ -235,7 +238,7 @@ def extract(
     for session_id in reads.sessions_to_reassess():
         reassess(store.app, session_id, now, policy)
     store.catch_up()
-    pending = reads.sessions_to_extract(limit)
+    pending = reads.sessions_to_extract(store.clock(), limit)
     matcher = matcher_for(store)
     settings = store.settings
     phase_policy = PhaseOnePolicy(

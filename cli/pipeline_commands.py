@@ -227,3 +227,49 @@ def register(app: typer.Typer) -> None:
     app.command()(consolidate)
     app.command()(render)
     app.command()(run)
+    app.command()(tokens)
+
+
+def tokens(
+    paths: list[Path] = typer.Argument(..., help="Session files or folders."),
+    budget: int | None = typer.Option(None, "--budget", help="Token budget (default: extract_input_tokens)."),
+    json_out: bool = JSON,
+) -> None:
+    """Tokens phase 1 sends per session, against Codex's plain serialisation; checks nothing important is lost."""
+    from rich.table import Table
+
+    from mnemolog.adapters.session_files import SessionReadError, discover
+    from mnemolog.adapters.settings import load_settings
+    from mnemolog.adapters.token_report import token_report
+
+    limit = budget or load_settings().extract_input_tokens
+    reports, problems = [], []
+    for found in discover(paths):
+        try:
+            reports.append(token_report(found.path, limit))
+        except SessionReadError as error:
+            problems.append(str(error))
+    if json_out:
+        emit_json(
+            {
+                "budget": limit,
+                "sessions": [{**r.__dict__, "ratio": round(r.ratio, 4), "lossless": r.lossless} for r in reports],
+                "errors": problems,
+            }
+        )
+    else:
+        grid = Table("session", "codex plain", "mnemolog", "ratio", "user msgs kept", "error lines kept", box=None)
+        for r in reports:
+            grid.add_row(
+                f"{r.source} {r.native_id[:36]}",
+                str(r.plain_tokens),
+                str(r.rendered_tokens),
+                f"{r.ratio:.2f}",
+                f"{r.user_messages_kept}/{r.user_messages}",
+                f"{r.error_lines_kept}/{r.error_lines}",
+            )
+        console.print(grid)
+        for problem in problems:
+            errors.print(f"[yellow]warning:[/yellow] {problem}", highlight=False)
+    if problems:
+        raise typer.Exit(int(Exit.PARTIAL))

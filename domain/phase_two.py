@@ -103,6 +103,13 @@ def _handles(items: Sequence[CurrentItem]) -> dict[str, CurrentItem]:
     return {f"I{n + 1}": item for n, item in enumerate(ordered)}
 
 
+def _scrub_everywhere(text: str, matcher: TombstoneMatcher) -> str:
+    # The profile is read in every project: cut values forgotten in any scope.
+    for scope in sorted({rule.scope for rule in matcher.rules}):
+        text = matcher.scrub(text, scope)[0]
+    return text
+
+
 def consolidate(
     app: MnemologApp,
     reads: PhaseTwoReads,
@@ -260,7 +267,7 @@ def consolidate(
         prompt_hash=answer.prompt_hash,
         input_tokens=answer.usage.input_tokens,
         output_tokens=answer.usage.output_tokens,
-        user_profile=answer.plan.user_profile,
+        user_profile=_scrub_everywhere(answer.plan.user_profile, matcher),
         notes_applied=tuple(n.id for n in applied_notes),
     )
     lease.release(run.id)

@@ -73,6 +73,7 @@ class Session(EventSourced):
             """Replace facts and transcript."""
             aggregate.facts = self.facts
             aggregate.transcript = self.transcript
+            aggregate.pruned = False  # new content may feed memory again (the view agrees)
 
     class ModeChanged(EventSourced.Event):
         """Enabled, disabled or polluted, with why."""
@@ -156,6 +157,35 @@ class Session(EventSourced):
             aggregate.retry_after = self.retry_after
             aggregate.failed_hash = self.content_hash
             aggregate.claim = None
+
+    class Scrubbed(EventSourced.Event):
+        """Tombstoned values were cut out of the session's stored texts (None: field unchanged)."""
+
+        tombstone_ids: tuple[UUID, ...]
+        first_user_message: SessionText | None = None
+        rollout_summary: SessionText | None = None
+        rollout_slug: str | None = None
+        raw_memory: SessionText | None = None
+        transcript: tuple[tuple[int, SessionText], ...] = ()  # (index, scrubbed text) of changed items
+
+        def apply(self, aggregate: Any) -> None:
+            """Replace the scrubbed texts."""
+            if self.first_user_message is not None:
+                aggregate.facts = aggregate.facts.model_copy(update={"first_user_message": self.first_user_message})
+            if aggregate.extraction is not None:
+                update = {
+                    name: getattr(self, name)
+                    for name in ("rollout_summary", "rollout_slug", "raw_memory")
+                    if getattr(self, name) is not None
+                }
+                if update:
+                    aggregate.extraction = aggregate.extraction.model_copy(update=update)
+            if self.transcript:
+                items = list(aggregate.transcript)
+                for index, text in self.transcript:
+                    if index < len(items):
+                        items[index] = items[index].model_copy(update={"text": text})
+                aggregate.transcript = tuple(items)
 
     class Pruned(EventSourced.Event):
         """Retention removed this session's extraction from memory."""
@@ -272,6 +302,35 @@ class Session(EventSourced):
             attempt=self.attempts_for_current() + 1,
             retry_after=retry_after,
         )
+
+    def scrub(self, matcher: Any) -> bool:
+        """Cut a tombstone matcher's values out of the stored texts; False when none carry one."""
+        scope = self.facts.scope
+        hits: set[UUID] = set()
+
+        def cut(text: str | None) -> str | None:
+            if not text:
+                return None
+            clean, ids = matcher.scrub(text, scope)
+            hits.update(ids)
+            return clean if ids else None
+
+        fields: dict[str, Any] = {"first_user_message": cut(self.facts.first_user_message)}
+        if self.extraction is not None:
+            fields.update(
+                rollout_summary=cut(self.extraction.rollout_summary),
+                rollout_slug=cut(self.extraction.rollout_slug),
+                raw_memory=cut(self.extraction.raw_memory),
+            )
+        changed = []
+        for index, item in enumerate(self.transcript):
+            clean = cut(item.text)
+            if clean is not None:
+                changed.append((index, clean))
+        if not hits:
+            return False
+        self.trigger_event(self.Scrubbed, tombstone_ids=tuple(sorted(hits, key=str)), transcript=tuple(changed), **fields)
+        return True
 
     def prune(self, reason: str) -> bool:
         """Retention: drop the extraction from memory."""

@@ -65,6 +65,10 @@ def _insert(sql: Sql, name: str, values: dict[str, Any]) -> None:
     sql.run(f"INSERT INTO {table(name)} ({cols}) VALUES ({marks})", list(values.values()))
 
 
+# Texts a withdrawn (pruned, deleted, disabled, polluted) session no longer shows; the log keeps them.
+_WITHDRAWN: dict[str, Any] = {"rollout_summary": None, "raw_memory": None, "rollout_slug": None, "first_user_message": None}
+
+
 def _session(sql: Sql, e: Any) -> None:
     sid = str(e.originator_id)
     at = iso(e.timestamp)
@@ -92,8 +96,18 @@ def _session(sql: Sql, e: Any) -> None:
     if isinstance(e, Session.Updated):
         values.update(_facts_columns(e.facts))
         values["pruned"] = 0
+        row = sql.one(f"SELECT extraction_status FROM {table('sessions')} WHERE id = ?", [sid])
+        if row is not None and row["extraction_status"] in ("failed", "retrying", "claimed"):
+            # New content: earlier failures and claims were for the old version.
+            values.update(extraction_status="none", attempts=0, retry_after=None, claim_worker=None, claim_until=None)
     elif isinstance(e, Session.ModeChanged):
         values.update(mode=e.mode.value, mode_reason=e.reason)
+        if e.mode.value != "enabled":  # a disabled or polluted session's texts leave the view
+            values.update(_WITHDRAWN)
+    elif isinstance(e, Session.Scrubbed):
+        for name in ("first_user_message", "rollout_summary", "rollout_slug", "raw_memory"):
+            if getattr(e, name) is not None:
+                values[name] = getattr(e, name)
     elif isinstance(e, Session.EligibilityAssessed):
         values.update(eligible=int(e.eligible), eligibility_reasons=js(list(e.reasons)))
     elif isinstance(e, Session.ExtractionClaimed):
@@ -136,9 +150,9 @@ def _session(sql: Sql, e: Any) -> None:
             last_error=e.error,
         )
     elif isinstance(e, Session.Pruned):
-        values.update(pruned=1, rollout_summary=None, raw_memory=None, rollout_slug=None)
+        values.update(pruned=1, **_WITHDRAWN)
     elif isinstance(e, Session.Deleted):
-        values.update(deleted=1, rollout_summary=None, raw_memory=None, rollout_slug=None)
+        values.update(deleted=1, **_WITHDRAWN)
     _update(sql, "sessions", sid, values)
 
 
@@ -206,7 +220,8 @@ def _item(sql: Sql, e: Any) -> None:
         if row["status"] == ItemStatus.ACTIVE.value:
             _search_put(sql, iid, row["scope"], row["kind"], e.title, e.text, e.keywords)
     elif isinstance(e, MemoryItem.Retired):
-        values["status"] = ItemStatus.RETIRED.value
+        # A retired item's text leaves the view (it may carry a forgotten value); explain reads it from the log.
+        values.update(status=ItemStatus.RETIRED.value, title="", text="", keywords="[]")
         sql.run(f"DELETE FROM {table('search')} WHERE item_id = ?", [iid])
     elif isinstance(e, MemoryItem.Invalidated):
         values.update(status=ItemStatus.INVALIDATED.value, valid_to=iso(e.valid_to))

@@ -45,13 +45,14 @@ class Reads:
             return sql.rows(statement, params)
 
     # phase 1 -----------------------------------------------------------------
-    def sessions_to_extract(self, limit: int | None = None) -> list[UUID]:
-        """Eligible, enabled sessions whose current content has no answer yet."""
+    def sessions_to_extract(self, now: datetime, limit: int | None = None) -> list[UUID]:
+        """Eligible, enabled sessions whose current content has no answer yet and may be tried now."""
         rows = self.query(
-            f"SELECT id FROM {table('sessions')} WHERE deleted = 0 AND mode = 'enabled' AND eligible = 1 "
-            "AND (extracted_hash IS NULL OR extracted_hash <> content_hash) "
+            f"SELECT id, retry_after FROM {table('sessions')} WHERE deleted = 0 AND mode = 'enabled' AND eligible = 1 "
+            "AND (extracted_hash IS NULL OR extracted_hash <> content_hash) AND extraction_status <> 'failed' "
             "ORDER BY updated_at DESC, id"
         )
+        rows = [r for r in rows if r["retry_after"] is None or datetime.fromisoformat(r["retry_after"]) <= now]
         ids = [UUID(r["id"]) for r in rows]
         return ids[:limit] if limit is not None else ids
 

@@ -67,7 +67,7 @@ def events(home: Path) -> int:
 
 
 def test_each_bad_file_gets_a_message_and_the_rest_is_ingested(world) -> None:
-    root, sessions, home = world
+    _root, sessions, home = world
     env = {"MNEMOLOG_HOME": str(home)}
     first = as_user(["ingest", "--all", "--json", str(sessions)], env)
     assert first.returncode == 0, first.stderr

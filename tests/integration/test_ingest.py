@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -132,12 +133,15 @@ def test_ssh_and_https_clones_share_a_project_scope(store_factory, tmp_path: Pat
     folder.mkdir()
     for n, remote in enumerate(("git@github.com:acme/widgets.git", "https://github.com/acme/widgets")):
         thread = f"019c0000-0000-7000-8000-00000000000{n}"
+        meta = {"id": thread, "timestamp": "2026-03-01T10:00:00.000Z", "cwd": f"/home/dev/clone{n}",
+                "source": "cli", "git": {"branch": "main", "repository_url": remote}}
+        user = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hello"}]}
+        lines = [
+            {"timestamp": "2026-03-01T10:00:00.000Z", "type": "session_meta", "payload": meta},
+            {"timestamp": "2026-03-01T10:00:01.000Z", "type": "response_item", "payload": user},
+        ]
         (folder / f"rollout-2026-03-0{n + 1}T10-00-00-{thread}.jsonl").write_text(
-            '{"timestamp":"2026-03-01T10:00:00.000Z","type":"session_meta","payload":{"id":"%s",'
-            '"timestamp":"2026-03-01T10:00:00.000Z","cwd":"/home/dev/clone%d","source":"cli",'
-            '"git":{"branch":"main","repository_url":"%s"}}}\n'
-            '{"timestamp":"2026-03-01T10:00:01.000Z","type":"response_item","payload":{"type":"message",'
-            '"role":"user","content":[{"type":"input_text","text":"hello"}]}}\n' % (thread, n, remote)
+            "".join(json.dumps(line) + "\n" for line in lines)
         )
     store = store_factory()
     pipeline.ingest(store, [folder], ALL)

@@ -1,0 +1,155 @@
+"""Forgetting, pruning and reset on an open store: the domain commands wired to the views."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import timedelta
+from pathlib import Path
+from uuid import UUID
+
+from mnemolog.adapters.bootstrap import Store
+from mnemolog.adapters.scope import project_scope
+from mnemolog.domain import forget, retention
+from mnemolog.domain.forgetting import TombstoneMatcher, TombstoneRule, fingerprint
+from mnemolog.domain.plan import GLOBAL_SCOPE
+from mnemolog.domain.tombstone import tombstone_id_for
+from mnemolog.domain.transcript import Transcript
+from mnemolog.projections.queries import Reads
+from mnemolog.projections.schema import table
+
+_SCOPE_PREFIXES = ("git:", "path:")
+
+
+def _git_remote(directory: Path) -> str | None:
+    import subprocess
+
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(directory), "remote", "get-url", "origin"], capture_output=True, text=True, timeout=10
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() or None if done.returncode == 0 else None
+
+
+def resolve_scope(project: str | None, global_: bool = False) -> str:
+    """The tombstone scope: a scope key as given, a directory's project scope, or global (the default)."""
+    if global_ or not project:
+        return GLOBAL_SCOPE
+    if project == GLOBAL_SCOPE or project.startswith(_SCOPE_PREFIXES):
+        return project
+    directory = Path(project).expanduser().resolve()
+    return project_scope(_git_remote(directory) if directory.is_dir() else None, str(directory))
+
+
+def _sessions_carrying(store: Store, matcher: TombstoneMatcher) -> list[UUID]:
+    rows = Reads(store.view).query(
+        f"SELECT id, scope, first_user_message, rollout_summary, rollout_slug, raw_memory FROM {table('sessions')} ORDER BY id"
+    )
+    found = []
+    for row in rows:
+        texts = [row[c] for c in ("first_user_message", "rollout_summary", "rollout_slug", "raw_memory") if row[c]]
+        if any(matcher.contains(t, row["scope"]) for t in texts):
+            found.append(UUID(row["id"]))
+    return found
+
+
+def _session_matcher(store: Store, value: str, scope: str) -> TombstoneMatcher:
+    key = store.tombstone_key()
+    digest, width = fingerprint(key, value)
+    return TombstoneMatcher(key, [TombstoneRule(tombstone_id_for(digest, scope), digest, width, scope)])
+
+
+def forget_value(store: Store, value: str, scope: str, reason: str = forget.DEFAULT_REASON) -> forget.ForgetResult:
+    """Tombstone ``value``, retire the items and scrub the session texts that carry it."""
+    store.catch_up()
+    reads = Reads(store.view)
+    sessions = _sessions_carrying(store, _session_matcher(store, value, scope))
+    result = forget.forget_value(
+        store.app, store.tombstone_key(), value, scope, reason, reads.active_items(), sessions=sessions
+    )
+    store.catch_up()
+    return result
+
+
+def forget_session(store: Store, session_id: UUID) -> forget.SessionForgetResult:
+    """Delete a session; retire the items it was the sole evidence of."""
+    store.catch_up()
+    reads = Reads(store.view)
+    result = forget.forget_session(store.app, session_id, reads.active_items(), live_sessions=reads.live_session_ids())
+    store.catch_up()
+    return result
+
+
+def forget_item(store: Store, item_id: UUID) -> forget.ItemForgetResult:
+    """Retire an item and tombstone its text."""
+    store.catch_up()
+    reads = Reads(store.view)
+    item = store.app.find(item_id)
+    sessions: list[UUID] = []
+    if item is not None and hasattr(item, "text") and (item.text or item.title):
+        sessions = _sessions_carrying(store, _session_matcher(store, item.text or item.title, item.scope))
+    result = forget.forget_item(store.app, store.tombstone_key(), item_id, reads.active_items(), sessions=sessions)
+    store.catch_up()
+    return result
+
+
+def lift(store: Store, tombstone_id: UUID, reason: str) -> bool:
+    """Lift a tombstone."""
+    done = forget.lift(store.app, tombstone_id, reason)
+    store.catch_up()
+    return done
+
+
+def prune(store: Store, retention_days: float | None = None) -> retention.WithdrawResult:
+    """The retention sweep with the configured window (Codex's 30 days by default)."""
+    store.catch_up()
+    reads = Reads(store.view)
+    days = store.settings.retention_days if retention_days is None else retention_days
+    result = retention.prune(
+        store.app,
+        reads.candidates(),
+        reads.active_items(),
+        reads.live_session_ids(),
+        now=store.clock(),
+        retention=timedelta(days=days),
+        limit=store.settings.max_selected,
+    )
+    store.catch_up()
+    return result
+
+
+def reset(store: Store, reason: str = "at the user's request") -> retention.WithdrawResult:
+    """Withdraw all memory (every extraction and every active item), as events."""
+    store.catch_up()
+    reads = Reads(store.view)
+    rows = reads.query(f"SELECT id FROM {table('sessions')} WHERE pruned = 0 AND deleted = 0 ORDER BY id")
+    result = retention.reset(store.app, [UUID(r["id"]) for r in rows], reads.active_items(), reason)
+    store.catch_up()
+    return result
+
+
+def scrub_transcript(transcript: Transcript, matcher: TombstoneMatcher, scope: str) -> tuple[Transcript, tuple[UUID, ...]]:
+    """A transcript with every tombstoned value cut out (applied at ingest, after redaction)."""
+    if not matcher.rules:
+        return transcript, ()
+    hits: set[UUID] = set()
+    items = []
+    for item in transcript.items:
+        clean, ids = matcher.scrub(item.text, scope)
+        hits.update(ids)
+        items.append(item.model_copy(update={"text": clean}) if ids else item)
+    meta = transcript.meta
+    if meta.first_user_message:
+        clean, ids = matcher.scrub(meta.first_user_message, scope)
+        if ids:
+            hits.update(ids)
+            meta = meta.model_copy(update={"first_user_message": clean})
+    if not hits:
+        return transcript, ()
+    return transcript.model_copy(update={"items": tuple(items), "meta": meta}), tuple(sorted(hits, key=str))
+
+
+def session_ids(values: Sequence[str]) -> list[UUID]:
+    """Parse session ids given on the command line (aggregate ids)."""
+    return [UUID(v) for v in values]

@@ -1,0 +1,236 @@
+"""Forgetting: tombstone a value, delete a session, retire an item, lift a tombstone.
+
+A forgotten value is never stored: the tombstone holds a keyed hash of its
+normalised words, and every event written here names the tombstone, not the
+value. Items and session texts that carry the value are retired or scrubbed
+as events; the events recorded before the forget stay as history.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from uuid import UUID
+
+from mnemolog.domain.application import MnemologApp
+from mnemolog.domain.forgetting import TombstoneMatcher, TombstoneRule, fingerprint
+from mnemolog.domain.memory_item import EditedBy, MemoryItem
+from mnemolog.domain.plan import GLOBAL_SCOPE
+from mnemolog.domain.plan_checks import CurrentItem
+from mnemolog.domain.session import Session
+from mnemolog.domain.tombstone import Tombstone, tombstone_id_for
+
+DEFAULT_REASON = "forgotten at the user's request"
+
+
+class NotFound(Exception):
+    """The session, item or tombstone named does not exist."""
+
+
+@dataclass(frozen=True)
+class ForgetResult:
+    """What forgetting a value did."""
+
+    tombstone_id: UUID
+    retired: tuple[UUID, ...]
+    already: bool  # the tombstone was already in force (nothing new was placed)
+    scrubbed_sessions: tuple[UUID, ...] = ()
+
+
+@dataclass(frozen=True)
+class SessionForgetResult:
+    """What deleting a session did."""
+
+    session_id: UUID
+    deleted: bool
+    retired: tuple[UUID, ...]
+
+
+@dataclass(frozen=True)
+class ItemForgetResult:
+    """What forgetting one item did."""
+
+    item_id: UUID
+    retired: bool
+    tombstone_id: UUID
+    also_retired: tuple[UUID, ...]
+
+
+def item_text(item: CurrentItem) -> str:
+    """The texts of an item a tombstone is matched against."""
+    return " ".join([item.title, item.text, " ".join(item.keywords), item.task_group])
+
+
+def _reaches(rule_scope: str, item_scope: str) -> bool:
+    # A project tombstone also reaches global items: they are read in that project too.
+    return rule_scope == GLOBAL_SCOPE or item_scope in (rule_scope, GLOBAL_SCOPE)
+
+
+def _matching(matcher: TombstoneMatcher, rule: TombstoneRule, items: Iterable[CurrentItem]) -> list[CurrentItem]:
+    return [i for i in items if _reaches(rule.scope, i.scope) and matcher.contains(item_text(i), rule.scope)]
+
+
+def scrub_session(app: MnemologApp, session_id: UUID, matcher: TombstoneMatcher) -> bool:
+    """Cut tombstoned values out of a session's stored texts (as a ``Session.Scrubbed`` event)."""
+
+    def command() -> bool:
+        session: Session | None = app.find(session_id)
+        if session is None or not session.scrub(matcher):
+            return False
+        app.save_all(session)
+        return True
+
+    return app.retrying(command)
+
+
+def forget_value(
+    app: MnemologApp,
+    key: bytes,
+    value: str,
+    scope: str,
+    reason: str,
+    items: Sequence[CurrentItem],
+    *,
+    sessions: Sequence[UUID] = (),
+) -> ForgetResult:
+    """Place (or re-arm) a tombstone for ``value`` in ``scope`` and retire the active items that carry it.
+
+    ``items`` are the active items (``Reads.active_items()``); ``sessions`` the
+    sessions whose stored texts may carry the value (they are scrubbed).
+    Raises ValueError for a value with no words. The value is never stored:
+    a reason that repeats it is stored with the value cut out.
+    """
+    digest, width = fingerprint(key, value)
+    tombstone_id = tombstone_id_for(digest, scope)
+    rule = TombstoneRule(tombstone_id, digest, width, scope)
+    matcher = TombstoneMatcher(key, [rule])
+    safe_reason = matcher.scrub(reason or DEFAULT_REASON, scope)[0]
+
+    def command() -> ForgetResult:
+        tombstone: Tombstone | None = app.find(tombstone_id)
+        already = False
+        if tombstone is None:
+            tombstone = Tombstone(digest=digest, width=width, scope=scope, reason=safe_reason)
+        elif not tombstone.replace(safe_reason):
+            already = True
+        retired: list[MemoryItem] = []
+        for current in _matching(matcher, rule, items):
+            item: MemoryItem | None = app.find(current.item_id)
+            if item is None:
+                continue
+            if item.retire(f"forgotten (tombstone {tombstone_id})", by=EditedBy.USER, tombstone_id=tombstone_id):
+                tombstone.record_suppression("item", str(item.id))
+                retired.append(item)
+        app.save_all(tombstone, *retired)
+        return ForgetResult(tombstone_id, tuple(i.id for i in retired), already)
+
+    result = app.retrying(command)
+    scrubbed = tuple(s for s in sessions if scrub_session(app, s, matcher))
+    for session_id in scrubbed:
+        _suppressed(app, tombstone_id, "extraction", str(session_id))
+    return ForgetResult(result.tombstone_id, result.retired, result.already, scrubbed)
+
+
+def _suppressed(app: MnemologApp, tombstone_id: UUID, where: str, subject: str) -> None:
+    def command() -> None:
+        tombstone: Tombstone = app.repository.get(tombstone_id)
+        tombstone.record_suppression(where, subject)
+        app.save_all(tombstone)
+
+    app.retrying(command)
+
+
+def sole_evidence_items(
+    items: Sequence[CurrentItem], gone: frozenset[UUID], live_sessions: frozenset[UUID] | None
+) -> list[CurrentItem]:
+    """Items whose evidence is all among ``gone`` (or, when known, not live)."""
+    out = []
+    for item in items:
+        if not item.evidence or not any(e in gone for e in item.evidence):
+            continue
+        remaining = [e for e in item.evidence if e not in gone]
+        if live_sessions is not None:
+            remaining = [e for e in remaining if e in live_sessions]
+        if not remaining:
+            out.append(item)
+    return out
+
+
+def forget_session(
+    app: MnemologApp,
+    session_id: UUID,
+    items: Sequence[CurrentItem],
+    *,
+    live_sessions: frozenset[UUID] | None = None,
+    reason: str = "deleted at the user's request",
+) -> SessionForgetResult:
+    """Delete a session from memory and retire the items whose only evidence it was.
+
+    Raises ``NotFound`` for an unknown session.
+    """
+
+    def command() -> SessionForgetResult:
+        session: Session | None = app.find(session_id)
+        if session is None:
+            raise NotFound(f"no session {session_id}")
+        deleted = session.delete(reason)
+        retired: list[MemoryItem] = []
+        for current in sole_evidence_items(items, frozenset({session_id}), live_sessions):
+            item: MemoryItem | None = app.find(current.item_id)
+            if item is not None and item.retire(f"its only evidence, session {session_id}, was deleted", by=EditedBy.CODE):
+                retired.append(item)
+        app.save_all(session, *retired)
+        return SessionForgetResult(session_id, deleted, tuple(i.id for i in retired))
+
+    return app.retrying(command)
+
+
+def forget_item(
+    app: MnemologApp,
+    key: bytes,
+    item_id: UUID,
+    items: Sequence[CurrentItem] = (),
+    *,
+    sessions: Sequence[UUID] = (),
+    reason: str = "item forgotten at the user's request",
+) -> ItemForgetResult:
+    """Retire one item and tombstone its text (in its scope), so no model can bring it back.
+
+    Raises ``NotFound`` for an unknown item.
+    """
+    item: MemoryItem | None = app.find(item_id)
+    if item is None or not isinstance(item, MemoryItem):
+        raise NotFound(f"no item {item_id}")
+    result = forget_value(app, key, item.text or item.title, item.scope, reason, items, sessions=sessions)
+
+    def command() -> bool:
+        current: MemoryItem = app.repository.get(item_id)
+        if not current.retire(f"forgotten (tombstone {result.tombstone_id})", by=EditedBy.USER, tombstone_id=result.tombstone_id):
+            return False
+        tombstone: Tombstone = app.repository.get(result.tombstone_id)
+        tombstone.record_suppression("item", str(item_id))
+        app.save_all(current, tombstone)
+        return True
+
+    retired_now = app.retrying(command)
+    return ItemForgetResult(
+        item_id,
+        retired_now or item_id in result.retired,
+        result.tombstone_id,
+        tuple(i for i in result.retired if i != item_id),
+    )
+
+
+def lift(app: MnemologApp, tombstone_id: UUID, reason: str) -> bool:
+    """Lift a tombstone (as an event); False when it was already lifted. Raises ``NotFound``."""
+
+    def command() -> bool:
+        tombstone: Tombstone | None = app.find(tombstone_id)
+        if tombstone is None or not isinstance(tombstone, Tombstone):
+            raise NotFound(f"no tombstone {tombstone_id}")
+        if not tombstone.lift(reason):
+            return False
+        app.save_all(tombstone)
+        return True
+
+    return app.retrying(command)
