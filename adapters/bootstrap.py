@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import psycopg
 from mnemolog.adapters.settings import Settings, load_settings
 from mnemolog.domain.application import MnemologApp
 from mnemolog.projections.view_store import (
@@ -21,7 +22,6 @@ from mnemolog.projections.view_store import (
     open_sqlite_view,
     rebuild,
 )
-import psycopg
 from psycopg.conninfo import conninfo_to_dict
 
 Clock = Callable[[], datetime]

@@ -236,11 +236,10 @@ def tokens(
     json_out: bool = JSON,
 ) -> None:
     """Tokens phase 1 sends per session, against Codex's plain serialisation; checks nothing important is lost."""
-    from rich.table import Table
-
     from mnemolog.adapters.session_files import SessionReadError, discover
     from mnemolog.adapters.settings import load_settings
     from mnemolog.adapters.token_report import token_report
+    from rich.table import Table
 
     limit = budget or load_settings().extract_input_tokens
     reports, problems = [], []

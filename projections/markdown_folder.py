@@ -322,7 +322,8 @@ def _preference_line(view: _View, item: FolderItem) -> str:
 
 def _tip_line(view: _View, item: FolderItem) -> str:
     title, text = _inline(item.title), _short(item.text)
-    body = f"{title}: {text}" if title and text else (title or text)
+    repeated = bool(title) and text.casefold().startswith(title.casefold())
+    body = f"{title}: {text}" if title and text and not repeated else (text or title)
     return f"- {body}{_scope_suffix(view, item)}{_marker(item)}"
 
 

@@ -1,0 +1,119 @@
+"""Memory at a past moment, rebuilt by replaying the log into a throwaway view.
+
+Transaction time (``as_of``): replay the events recorded up to that moment and
+render the folder as it stood. Valid time (``valid_at``): the items memory
+holds true at that moment (valid_from <= T < valid_to), invalidated ones
+included. Tombstones in force now still apply: a forgotten value never comes
+back through history.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
+
+from eventsourcing.persistence import Tracking
+from mnemolog.domain.application import MnemologApp
+from mnemolog.domain.forgetting import TombstoneMatcher
+from mnemolog.projections.folder_model import FolderItem, FolderModel
+from mnemolog.projections.log_reader import log_events
+from mnemolog.projections.markdown_folder import render_folder
+from mnemolog.projections.queries import Reads, when
+from mnemolog.projections.schema import table
+from mnemolog.projections.view_store import MemoryView, open_sqlite_view
+
+BATCH = 500
+
+
+@contextmanager
+def replayed_view(app: MnemologApp, until: datetime | None) -> Iterator[MemoryView]:
+    """A fresh SQLite view holding the log's events recorded up to ``until`` (all when None)."""
+    with tempfile.TemporaryDirectory(prefix="mnemolog-asof-") as folder:
+        view = open_sqlite_view(str(Path(folder) / "view.sqlite"))
+        batch: list[tuple[object, Tracking]] = []
+        for position, event in log_events(app, until):
+            batch.append((event, Tracking(app.name, position)))
+            if len(batch) >= BATCH:
+                view.apply(batch)
+                batch = []
+        view.apply(batch)
+        try:
+            yield view
+        finally:
+            view.datastore.close()  # type: ignore[attr-defined]
+
+
+def _without_forgotten(model: FolderModel, matcher: TombstoneMatcher) -> FolderModel:
+    items = tuple(
+        i for i in model.items if not matcher.contains(" ".join([i.title, i.text, " ".join(i.keywords), i.task_group]), i.scope)
+    )
+    sessions = tuple(
+        replace(
+            s,
+            rollout_summary=matcher.scrub(s.rollout_summary, s.scope)[0],
+            raw_memory=matcher.scrub(s.raw_memory, s.scope)[0],
+            rollout_slug=matcher.scrub(s.rollout_slug, s.scope)[0] if s.rollout_slug else s.rollout_slug,
+        )
+        for s in model.sessions
+    )
+    profile = model.user_profile
+    for scope in sorted({r.scope for r in matcher.rules}):
+        profile = matcher.scrub(profile, scope)[0]
+    return replace(model, items=items, sessions=sessions, user_profile=profile)
+
+
+def folder_as_of(
+    app: MnemologApp,
+    at: datetime,
+    matcher: TombstoneMatcher,
+    count_tokens: Callable[[str], int],
+    project: str | None = None,
+) -> dict[str, str]:
+    """The memory folder's files as they stood at ``at`` (transaction time)."""
+    with replayed_view(app, at) as view:
+        model = Reads(view).folder_model(project)
+    return render_folder(_without_forgotten(model, matcher), count_tokens)
+
+
+def items_valid_at(app: MnemologApp, at: datetime, matcher: TombstoneMatcher, project: str | None = None) -> list[FolderItem]:
+    """Items memory holds (now) to have been true at ``at``: valid_from (or creation) <= T < valid_to."""
+    with replayed_view(app, None) as view:
+        cond, params = ("1 = 1", []) if project is None else ("scope IN (?, 'global')", [project])
+        rows = Reads(view).query(
+            f"SELECT * FROM {table('items')} WHERE status IN ('active', 'invalidated') AND {cond} ORDER BY id", params
+        )
+    out = []
+    for r in rows:
+        start = when(r["valid_from"]) or when(r["created_at"])
+        end = when(r["valid_to"])
+        if start is None or start > at or (end is not None and end <= at):
+            continue
+        item = FolderItem(
+            item_id=r["id"],
+            kind=r["kind"],
+            scope=r["scope"],
+            task_group=r["task_group"],
+            title=r["title"],
+            text=r["text"],
+            keywords=tuple(json.loads(r["keywords"])),
+            evidence=tuple(json.loads(r["evidence"])),
+            trust=r["trust"],
+            valid_from=start,
+            updated_at=when(r["updated_at"]) or start,
+        )
+        if not matcher.contains(" ".join([item.title, item.text, " ".join(item.keywords), item.task_group]), item.scope):
+            out.append(item)
+    return out
+
+
+def folder_valid_at(
+    app: MnemologApp, at: datetime, matcher: TombstoneMatcher, count_tokens: Callable[[str], int], project: str | None = None
+) -> dict[str, str]:
+    """A folder of the items that were true at ``at`` (no session files: valid time concerns items)."""
+    model = FolderModel(items=tuple(items_valid_at(app, at, matcher, project)), sessions=(), project=project)
+    return render_folder(model, count_tokens)

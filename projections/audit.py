@@ -1,0 +1,155 @@
+"""What one consolidation changed, read only from the log.
+
+Inputs added, changed and removed; each item edit with the text before and
+after; what code overrode or rejected and why; model, prompt hash, tokens.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+from mnemolog.domain.application import MnemologApp
+from mnemolog.domain.consolidation import Consolidation
+from mnemolog.domain.forgetting import TombstoneMatcher
+from mnemolog.domain.memory_item import MemoryItem
+from mnemolog.projections.explain import scrub_all
+from mnemolog.projections.log_reader import log_events
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def _run_summary(run_id: UUID, events: list[Any]) -> dict[str, Any]:
+    started: Consolidation.Started = events[0]
+    out: dict[str, Any] = {
+        "consolidation": str(run_id),
+        "status": "running",
+        "started_at": _iso(started.timestamp),
+        "ended_at": None,
+        "worker": started.worker,
+        "model": started.model,
+        "prompt_hash": None,
+        "input_tokens": 0,
+        "output_tokens": 0,
+        "counts": None,
+        "error": None,
+    }
+    for e in events[1:]:
+        if isinstance(e, Consolidation.Completed):
+            out.update(
+                status="completed",
+                ended_at=_iso(e.timestamp),
+                model=e.model,
+                prompt_hash=e.prompt_hash,
+                input_tokens=e.input_tokens,
+                output_tokens=e.output_tokens,
+                counts={"added": e.added, "revised": e.revised, "retired": e.retired, "invalidated": e.invalidated},
+            )
+        elif isinstance(e, Consolidation.Failed):
+            out.update(status="failed", ended_at=_iso(e.timestamp), error=e.error, model=e.model or out["model"], prompt_hash=e.prompt_hash or None)
+    return out
+
+
+def list_runs(app: MnemologApp, since: datetime | None = None) -> list[dict[str, Any]]:
+    """Every consolidation run (started at or after ``since``), oldest first."""
+    runs: dict[UUID, list[Any]] = {}
+    for _, e in log_events(app):
+        if isinstance(e, Consolidation.Started):
+            if since is None or e.timestamp >= since:
+                runs[e.originator_id] = [e]
+        elif isinstance(e, Consolidation.Event) and e.originator_id in runs:
+            runs[e.originator_id].append(e)
+    return [_run_summary(run_id, events) for run_id, events in runs.items()]
+
+
+def latest_run(app: MnemologApp) -> UUID | None:
+    """The most recently started run."""
+    latest = None
+    for _, e in log_events(app):
+        if isinstance(e, Consolidation.Started):
+            latest = e.originator_id
+    return latest
+
+
+def audit_run(app: MnemologApp, run_id: UUID, matcher: TombstoneMatcher) -> dict[str, Any] | None:
+    """One run's audit as a JSON-ready dict, or None when there is no such run."""
+    run_events: list[Any] = []
+    items: dict[UUID, dict[str, Any]] = {}  # item state as the log stood before each edit
+    edits: list[dict[str, Any]] = []
+    for _, e in log_events(app):
+        if isinstance(e, Consolidation.Event) and e.originator_id == run_id:
+            run_events.append(e)
+            continue
+        if not isinstance(e, MemoryItem.Event):
+            continue
+        before = items.get(e.originator_id)
+        if isinstance(e, (MemoryItem.Added, MemoryItem.Revised)):
+            scope = e.scope if isinstance(e, MemoryItem.Added) else (before or {}).get("scope", "global")
+            after = {"title": e.title, "text": e.text, "keywords": list(e.keywords), "scope": scope,
+                     "kind": e.kind if isinstance(e, MemoryItem.Added) else (before or {}).get("kind")}
+            items[e.originator_id] = after
+        else:
+            after = before
+        if getattr(e, "consolidation_id", None) != run_id:
+            continue
+        op = {"Added": "add", "Revised": "revise", "Retired": "retire", "Invalidated": "invalidate"}.get(type(e).__name__, "other")
+        edit: dict[str, Any] = {
+            "item": str(e.originator_id),
+            "op": op,
+            "by": e.by.value,
+            "reason": scrub_all(e.reason, matcher),
+            "before": _shown(before, matcher) if op != "add" else None,
+            "after": _shown(after, matcher) if op in ("add", "revise") else None,
+        }
+        if isinstance(e, MemoryItem.Retired) and e.tombstone_id:
+            edit["tombstone"] = str(e.tombstone_id)
+        if isinstance(e, MemoryItem.Invalidated):
+            edit["valid_to"] = _iso(e.valid_to)
+        if isinstance(e, (MemoryItem.Added, MemoryItem.Revised)):
+            edit["evidence"] = [str(s) for s in e.evidence]
+        edits.append(edit)
+    if not run_events or not isinstance(run_events[0], Consolidation.Started):
+        return None
+    started: Consolidation.Started = run_events[0]
+    summary = _run_summary(run_id, run_events)
+    overrides: list[dict[str, Any]] = []
+    notes: list[str] = []
+    user_profile = ""
+    for e in run_events[1:]:
+        if isinstance(e, Consolidation.Completed):
+            overrides = [o.model_dump(mode="json") for o in e.overrides]
+            notes = [str(n) for n in e.notes_applied]
+            user_profile = scrub_all(e.user_profile, matcher)
+        elif isinstance(e, Consolidation.Failed):
+            overrides = [o.model_dump(mode="json") for o in e.rejected]
+    for o in overrides:
+        o["reason"] = scrub_all(o["reason"], matcher)
+        o["edit"] = scrub_all(o["edit"], matcher)
+    return {
+        **summary,
+        "inputs": {
+            "selected": [{"session": str(s.session_id), "rank": s.rank, "content_hash": s.content_hash} for s in started.selection],
+            "added": [str(s) for s in started.diff.added],
+            "changed": [str(s) for s in started.diff.changed],
+            "removed": [str(s) for s in started.diff.removed],
+        },
+        "edits": edits,
+        "code_retired": [o for o in overrides if o["action"] == "retired"],
+        "rejected": [o for o in overrides if o["action"] == "rejected"],
+        "overrides": overrides,
+        "notes_applied": notes,
+        "user_profile": user_profile,
+    }
+
+
+def _shown(state: dict[str, Any] | None, matcher: TombstoneMatcher) -> dict[str, Any] | None:
+    if state is None:
+        return None
+    return {
+        "title": scrub_all(state["title"], matcher),
+        "text": scrub_all(state["text"], matcher),
+        "keywords": [scrub_all(k, matcher) for k in state["keywords"]],
+    }

@@ -1,0 +1,207 @@
+"""The story of one memory item, read only from the log.
+
+Which sessions it came from, their extractions, every consolidation that
+added, revised, invalidated or retired it (text before and after), citations,
+tombstones and notes that touched it, and where it stands now. Texts pass
+through the tombstone matcher: a forgotten value shows as ``[forgotten]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+from mnemolog.domain.application import MnemologApp
+from mnemolog.domain.citation import Citation
+from mnemolog.domain.consolidation import Consolidation
+from mnemolog.domain.forgetting import TombstoneMatcher, tokens
+from mnemolog.domain.memory_item import MemoryItem
+from mnemolog.domain.note import Note
+from mnemolog.domain.session import Session
+from mnemolog.domain.tombstone import Tombstone
+from mnemolog.projections.log_reader import log_events
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def scrub_all(text: str, matcher: TombstoneMatcher) -> str:
+    """``text`` with the values of every active tombstone cut out, whatever their scope."""
+    for scope in sorted({rule.scope for rule in matcher.rules}):
+        text = matcher.scrub(text, scope)[0]
+    return text
+
+
+@dataclass
+class _Text:
+    matcher: TombstoneMatcher
+    scope: str | None
+
+    def __call__(self, text: str | None) -> str | None:
+        if text is None:
+            return None
+        return scrub_all(text, self.matcher)
+
+    def many(self, values: Iterable[str]) -> list[str]:
+        return [self(v) or "" for v in values]
+
+
+def _item_events(app: MnemologApp, item_id: UUID) -> list[Any]:
+    try:
+        return list(app.events.get(item_id))
+    except Exception:  # an unknown id has no events
+        return []
+
+
+def explain_item(app: MnemologApp, item_id: UUID, matcher: TombstoneMatcher) -> dict[str, Any] | None:
+    """The item's story as a JSON-ready dict, or None when no such item was ever recorded."""
+    own = _item_events(app, item_id)
+    if not own or not isinstance(own[0], MemoryItem.Added):
+        return None
+    added: MemoryItem.Added = own[0]
+    scrub = _Text(matcher, added.scope)
+    consolidation_ids = {e.consolidation_id for e in own if getattr(e, "consolidation_id", None)}
+    evidence: set[UUID] = set()
+    for e in own:
+        evidence.update(getattr(e, "evidence", ()) or ())
+
+    versions: list[dict[str, Any]] = []
+    timeline: list[dict[str, Any]] = []
+    state: dict[str, Any] = {}
+    for e in own:
+        before = {k: state.get(k) for k in ("title", "text", "keywords")} if state else None
+        entry: dict[str, Any] = {
+            "at": _iso(e.timestamp),
+            "version": e.originator_version,
+            "by": getattr(getattr(e, "by", None), "value", None),
+            "reason": scrub(getattr(e, "reason", None)),
+            "consolidation": str(e.consolidation_id) if getattr(e, "consolidation_id", None) else None,
+        }
+        if isinstance(e, (MemoryItem.Added, MemoryItem.Revised)):
+            state.update(title=e.title, text=e.text, keywords=list(e.keywords))
+            after = {"title": scrub(e.title), "text": scrub(e.text), "keywords": scrub.many(e.keywords)}
+            entry.update(
+                action="added" if isinstance(e, MemoryItem.Added) else "revised",
+                after=after,
+                before=None if before is None else {
+                    "title": scrub(before["title"]), "text": scrub(before["text"]), "keywords": scrub.many(before["keywords"] or [])
+                },
+                evidence=[str(s) for s in e.evidence],
+                valid_from=_iso(e.valid_from),
+            )
+            versions.append({"version": e.originator_version, "at": entry["at"], **after})
+        elif isinstance(e, MemoryItem.Retired):
+            entry.update(action="retired", tombstone=str(e.tombstone_id) if e.tombstone_id else None)
+        elif isinstance(e, MemoryItem.Invalidated):
+            entry.update(action="invalidated", valid_to=_iso(e.valid_to))
+        elif isinstance(e, MemoryItem.Reviewed):
+            entry.update(action="reviewed", verdict=e.verdict.value, reviewer=e.reviewer, note=scrub(e.note))
+        else:  # pragma: no cover - future event types
+            entry.update(action=type(e).__name__.lower())
+        timeline.append({"kind": "item", **entry})
+
+    sessions: dict[str, dict[str, Any]] = {}
+    citations: list[dict[str, Any]] = []
+    tombstones: dict[str, dict[str, Any]] = {}
+    notes: list[dict[str, Any]] = []
+    runs: dict[str, dict[str, Any]] = {}
+    retired_by = {e.tombstone_id for e in own if isinstance(e, MemoryItem.Retired) and e.tombstone_id}
+    for _, e in log_events(app):
+        origin = e.originator_id
+        if isinstance(e, Session.Event) and origin in evidence:
+            s = sessions.setdefault(str(origin), {"session": str(origin), "extractions": [], "state": "enabled"})
+            if isinstance(e, (Session.Recorded, Session.Updated)):
+                f = e.facts
+                s.update(
+                    agent=f.source, native_id=f.native_id, path=f.path, cwd=f.cwd, scope=f.scope,
+                    started_at=_iso(f.started_at), updated_at=_iso(f.updated_at),
+                )
+            elif isinstance(e, Session.Extracted):
+                s["extractions"].append(
+                    {"at": _iso(e.timestamp), "model": e.model, "prompt_hash": e.prompt_hash, "content_hash": e.content_hash,
+                     "input_tokens": e.input_tokens, "output_tokens": e.output_tokens}
+                )
+            elif isinstance(e, Session.ExtractedNothing):
+                s["extractions"].append({"at": _iso(e.timestamp), "model": e.model, "nothing": True, "content_hash": e.content_hash})
+            elif isinstance(e, Session.ModeChanged):
+                s["state"] = e.mode.value
+            elif isinstance(e, Session.Pruned):
+                s["state"] = "pruned"
+            elif isinstance(e, Session.Deleted):
+                s["state"] = "deleted"
+        elif isinstance(e, Citation.Recorded) and item_id in e.item_ids:
+            citations.append({"at": _iso(e.cited_at), "source": e.source, "citing_session": e.citing_session})
+            timeline.append({"kind": "citation", "at": _iso(e.timestamp), "action": "cited", "source": e.source})
+        elif isinstance(e, Tombstone.Event) and (origin in retired_by or (isinstance(e, Tombstone.Suppressed) and e.subject == str(item_id))):
+            t = tombstones.setdefault(str(origin), {"tombstone": str(origin), "events": []})
+            t["events"].append({"at": _iso(e.timestamp), "event": type(e).__name__.lower(), "where": getattr(e, "where", None)})
+        elif isinstance(e, Consolidation.Event) and origin in consolidation_ids:
+            r = runs.setdefault(str(origin), {"consolidation": str(origin)})
+            if isinstance(e, Consolidation.Started):
+                r.update(started_at=_iso(e.timestamp), model=e.model)
+            elif isinstance(e, Consolidation.Completed):
+                r.update(ended_at=_iso(e.timestamp), status="completed", model=e.model, prompt_hash=e.prompt_hash)
+                r["notes_applied"] = [str(n) for n in e.notes_applied]
+        elif isinstance(e, Note.Recorded):
+            notes.append({"note": str(origin), "at": _iso(e.timestamp), "intent": e.intent, "text": scrub(e.text)})
+
+    applied_notes = {n for r in runs.values() for n in r.get("notes_applied", [])}
+    notes = [n for n in notes if n["note"] in applied_notes]
+    for t in tombstones.values():
+        timeline.append({"kind": "tombstone", "at": t["events"][0]["at"], "action": "tombstone", "tombstone": t["tombstone"]})
+    timeline.sort(key=lambda x: (x["at"] or "", x.get("version") or 0))
+
+    final = own[-1]
+    status = {"Retired": "retired", "Invalidated": "invalidated"}.get(type(final).__name__, None)
+    if status is None:
+        status = "active"
+        for e in own:
+            if isinstance(e, MemoryItem.Retired):
+                status = "retired"
+            elif isinstance(e, MemoryItem.Invalidated):
+                status = "invalidated"
+    valid_to = next((e.valid_to for e in reversed(own) if isinstance(e, MemoryItem.Invalidated)), None)
+    trust = next((e.verdict.value for e in reversed(own) if isinstance(e, MemoryItem.Reviewed)), added.trust.value)
+    return {
+        "item": str(item_id),
+        "kind": added.kind,
+        "scope": added.scope,
+        "task_group": scrub(added.task_group),
+        "now": {
+            "status": status,
+            "trust": trust,
+            "title": scrub(state.get("title")),
+            "text": scrub(state.get("text")),
+            "keywords": scrub.many(state.get("keywords") or []),
+            "valid_to": _iso(valid_to),
+            "version": final.originator_version,
+        },
+        "versions": versions,
+        "history": [t for t in timeline if t["kind"] == "item"],
+        "timeline": timeline,
+        "sessions": [sessions[k] for k in sorted(sessions)],
+        "consolidations": [runs[k] for k in sorted(runs, key=lambda k: runs[k].get("started_at") or "")],
+        "citations": {"count": len(citations), "last": max((c["at"] for c in citations if c["at"]), default=None), "list": citations},
+        "tombstones": [tombstones[k] for k in sorted(tombstones)],
+        "notes": notes,
+    }
+
+
+def find_items(app: MnemologApp, text: str, limit: int = 10) -> list[dict[str, Any]]:
+    """Items whose current or past text shares the most words with ``text`` (best first)."""
+    wanted = {t.text for t in tokens(text)}
+    if not wanted:
+        return []
+    best: dict[UUID, tuple[int, str]] = {}
+    for _, e in log_events(app):
+        if isinstance(e, (MemoryItem.Added, MemoryItem.Revised)):
+            words = {t.text for t in tokens(" ".join([e.title, e.text, " ".join(e.keywords)]))}
+            score = len(wanted & words)
+            if score and score >= best.get(e.originator_id, (0, ""))[0]:
+                best[e.originator_id] = (score, _iso(e.timestamp) or "")
+    ranked = sorted(best.items(), key=lambda kv: (-kv[1][0], kv[1][1]), reverse=False)
+    return [{"item": str(i), "matched_words": s, "of": len(wanted)} for i, (s, _) in ranked[:limit]]

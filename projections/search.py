@@ -1,0 +1,134 @@
+"""Full-text search over current memory items, scope-filtered, on both backends.
+
+SQLite uses the FTS5 table (``MATCH`` ranked by ``bm25``); PostgreSQL the
+generated ``document`` tsvector with its GIN index (``websearch_to_tsquery``
+ranked by ``ts_rank``). The user's query never reaches either parser as
+written: it is cut into words and rebuilt, so no query can be a syntax error.
+All words must match; when no item has them all, items with any of them are
+ranked instead.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from mnemolog.projections.queries import when
+from mnemolog.projections.schema import table
+from mnemolog.projections.sql import Sql
+from mnemolog.projections.view_store import MemoryView
+
+MAX_TERMS = 32
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+# bm25 weights per FTS5 column: item_id, scope, kind (unindexed), title, text, keywords.
+_BM25 = "bm25({t}, 0.0, 0.0, 0.0, 3.0, 1.0, 2.0)"
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One current item that matched, with what a reader needs to judge it."""
+
+    item_id: str
+    kind: str
+    scope: str
+    task_group: str
+    title: str
+    text: str
+    keywords: tuple[str, ...]
+    trust: str
+    status: str
+    valid_from: datetime | None
+    valid_to: datetime | None
+    updated_at: datetime | None
+    use_count: int
+    last_used: datetime | None
+    score: float
+
+
+def query_terms(query: str) -> list[str]:
+    """The words of a user's query (lower-cased, de-duplicated, at most ``MAX_TERMS``)."""
+    return list(dict.fromkeys(w.casefold() for w in _WORD.findall(query)))[:MAX_TERMS]
+
+
+def _fts_expression(terms: list[str], any_term: bool) -> str:
+    quoted = [f'"{t}"' for t in terms]  # \w+ words hold no quote, so each is one safe phrase
+    return (" OR " if any_term else " ").join(quoted)
+
+
+def _websearch_text(terms: list[str], any_term: bool) -> str:
+    return (" or " if any_term else " ").join(terms)
+
+
+_COLUMNS = (
+    "i.id, i.kind, i.scope, i.task_group, i.title, i.text, i.keywords, i.trust, i.status, "
+    "i.valid_from, i.valid_to, i.updated_at, u.use_count, u.last_used"
+)
+
+
+def _run(sql: Sql, dialect: str, terms: list[str], any_term: bool, project: str | None, kind: str | None, limit: int) -> list[dict[str, Any]]:
+    conditions = ["i.status = 'active'"]
+    params: list[Any] = []
+    if project is not None:
+        conditions.append("s.scope IN (?, 'global')")
+        params.append(project)
+    if kind is not None:
+        conditions.append("s.kind = ?")
+        params.append(kind)
+    where = " AND ".join(conditions)
+    search, items, usage = table("search"), table("items"), table("item_usage")
+    if dialect == "sqlite":
+        statement = (
+            f"SELECT {_COLUMNS}, -{_BM25.format(t=search)} AS score FROM {search} s "
+            f"JOIN {items} i ON i.id = s.item_id LEFT JOIN {usage} u ON u.item_id = i.id "
+            f"WHERE {search} MATCH ? AND {where} ORDER BY score DESC, i.id LIMIT ?"
+        )
+        return sql.rows(statement, [_fts_expression(terms, any_term), *params, limit])
+    statement = (
+        f"SELECT {_COLUMNS}, ts_rank(s.document, q.query) AS score "
+        f"FROM {search} s CROSS JOIN websearch_to_tsquery('english', ?) AS q(query) "
+        f"JOIN {items} i ON i.id = s.item_id LEFT JOIN {usage} u ON u.item_id = i.id "
+        f"WHERE s.document @@ q.query AND {where} ORDER BY score DESC, i.id LIMIT ?"
+    )
+    return sql.rows(statement, [_websearch_text(terms, any_term), *params, limit])
+
+
+def _hit(row: dict[str, Any]) -> SearchHit:
+    return SearchHit(
+        item_id=row["id"],
+        kind=row["kind"],
+        scope=row["scope"],
+        task_group=row["task_group"] or "",
+        title=row["title"] or "",
+        text=row["text"] or "",
+        keywords=tuple(json.loads(row["keywords"] or "[]")),
+        trust=row["trust"],
+        status=row["status"],
+        valid_from=when(row["valid_from"]),
+        valid_to=when(row["valid_to"]),
+        updated_at=when(row["updated_at"]),
+        use_count=int(row["use_count"] or 0),
+        last_used=when(row["last_used"]),
+        score=round(float(row["score"] or 0.0), 6),
+    )
+
+
+def search_items(
+    view: MemoryView, query: str, project: str | None, kind: str | None = None, limit: int = 20
+) -> list[SearchHit]:
+    """Current items matching ``query`` in ``project`` (plus global), best first.
+
+    ``project`` None searches every scope (only for administrative use; reads
+    for an agent always pass its project).
+    """
+    terms = query_terms(query)
+    if not terms or limit <= 0:
+        return []
+    with view.reading() as sql:
+        rows = _run(sql, view.dialect, terms, False, project, kind, limit)
+        if not rows and len(terms) > 1:
+            rows = _run(sql, view.dialect, terms, True, project, kind, limit)
+    return [_hit(r) for r in rows]
