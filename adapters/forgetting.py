@@ -35,11 +35,11 @@ def _git_remote(directory: Path) -> str | None:
 def resolve_scope(project: str | None, global_: bool = False) -> str:
     """The tombstone scope: a scope key as given, a directory's project scope, or global (the default)."""
     if global_ or not project:
-        return GLOBAL_SCOPE
+        return str(GLOBAL_SCOPE)
     if project == GLOBAL_SCOPE or project.startswith(_SCOPE_PREFIXES):
-        return project
+        return str(project)
     directory = Path(project).expanduser().resolve()
-    return project_scope(_git_remote(directory) if directory.is_dir() else None, str(directory))
+    return str(project_scope(_git_remote(directory) if directory.is_dir() else None, str(directory)))
 
 
 def _sessions_carrying(store: Store, matcher: TombstoneMatcher) -> list[UUID]:
@@ -96,7 +96,7 @@ def forget_item(store: Store, item_id: UUID) -> forget.ItemForgetResult:
 
 def lift(store: Store, tombstone_id: UUID, reason: str) -> bool:
     """Lift a tombstone."""
-    done = forget.lift(store.app, tombstone_id, reason)
+    done = bool(forget.lift(store.app, tombstone_id, reason))
     store.catch_up()
     return done
 
@@ -127,6 +127,23 @@ def reset(store: Store, reason: str = "at the user's request") -> retention.With
     result = retention.reset(store.app, [UUID(r["id"]) for r in rows], reads.active_items(), reason)
     store.catch_up()
     return result
+
+
+def retire_orphans(store: Store) -> tuple[UUID, ...]:
+    """Retire the items whose evidence is all in sessions that can no longer feed memory.
+
+    Only sessions that are gone for good count (deleted, pruned, disabled,
+    polluted): one that is merely being re-extracted keeps its items.
+    """
+    store.catch_up()
+    reads = Reads(store.view)
+    rows = reads.query(f"SELECT id FROM {table('sessions')} WHERE deleted = 1 OR pruned = 1 OR mode <> 'enabled'")
+    gone = frozenset(UUID(r["id"]) for r in rows)
+    if not gone:
+        return ()
+    retired = forget.retire_orphans(store.app, reads.active_items(), gone, "session polluted, disabled, deleted or pruned")
+    store.catch_up()
+    return retired
 
 
 def scrub_transcript(transcript: Transcript, matcher: TombstoneMatcher, scope: str) -> tuple[Transcript, tuple[UUID, ...]]:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from mnemolog.adapters.bootstrap import Store
-from mnemolog.adapters.forgetting import scrub_transcript
+from mnemolog.adapters.forgetting import retire_orphans, scrub_transcript
 from mnemolog.adapters.redaction import redact, redact_transcript
 from mnemolog.adapters.scope import project_scope
 from mnemolog.adapters.session_files import (
@@ -191,6 +191,8 @@ def ingest(
             report.citations += _record_citations(store, clean)
     progress(len(files), len(files), "")
     store.catch_up()
+    if report.polluted:
+        retire_orphans(store)  # a polluted session's items go now, not at the next consolidation
     return report
 
 

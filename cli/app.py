@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 import typer
-from mnemolog.cli import pipeline_commands, store_commands
+from mnemolog.cli import forget_commands, history_commands, pipeline_commands, store_commands
 from mnemolog.cli.output import UserError, errors
 
 app = typer.Typer(
@@ -17,6 +17,8 @@ app = typer.Typer(
 )
 store_commands.register(app)
 pipeline_commands.register(app)
+forget_commands.register(app)
+history_commands.register(app)
 
 
 def main() -> None:

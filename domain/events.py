@@ -30,10 +30,10 @@ class DomainEvent(BaseModel):
 class EventSourced(Aggregate):
     """Base aggregate whose events are pydantic models."""
 
-    class Event(DomainEvent, CanMutateAggregate[UUID]):  # type: ignore[misc]
+    class Event(DomainEvent, CanMutateAggregate[UUID]):
         """An event of this aggregate."""
 
-    class Created(Event, CanInitAggregate[UUID]):  # type: ignore[misc]
+    class Created(Event, CanInitAggregate[UUID]):
         """The first event of this aggregate."""
 
         originator_topic: str

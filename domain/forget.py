@@ -80,7 +80,8 @@ def scrub_session(app: MnemologApp, session_id: UUID, matcher: TombstoneMatcher)
         app.save_all(session)
         return True
 
-    return app.retrying(command)
+    done: bool = app.retrying(command)
+    return done
 
 
 def forget_value(
@@ -182,7 +183,8 @@ def forget_session(
         app.save_all(session, *retired)
         return SessionForgetResult(session_id, deleted, tuple(i.id for i in retired))
 
-    return app.retrying(command)
+    result: SessionForgetResult = app.retrying(command)
+    return result
 
 
 def forget_item(
@@ -233,4 +235,17 @@ def lift(app: MnemologApp, tombstone_id: UUID, reason: str) -> bool:
         app.save_all(tombstone)
         return True
 
-    return app.retrying(command)
+    lifted: bool = app.retrying(command)
+    return lifted
+
+
+def retire_orphans(app: MnemologApp, items: Sequence[CurrentItem], gone: frozenset[UUID], why: str) -> tuple[UUID, ...]:
+    """Retire (by code) the items whose evidence is all among the ``gone`` sessions."""
+    retired: list[MemoryItem] = []
+    for current in sole_evidence_items(items, gone, None):
+        item: MemoryItem | None = app.find(current.item_id)
+        if item is not None and item.retire(f"all its evidence is gone ({why})", by=EditedBy.CODE):
+            retired.append(item)
+    if retired:
+        app.save_all(*retired)
+    return tuple(i.id for i in retired)

@@ -50,7 +50,8 @@ def record_citation(
         key=key,
     )
     app.save_all(citation)
-    return citation.id
+    citation_id: UUID = citation.id
+    return citation_id
 
 
 def record_note(
@@ -67,4 +68,5 @@ def record_note(
         raise ValueError("a note needs some text")
     note = Note(text=text.strip(), intent=intent, scope=scope, source=source, written_at=written_at)
     app.save_all(note)
-    return note.id
+    note_id: UUID = note.id
+    return note_id

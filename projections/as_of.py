@@ -45,7 +45,7 @@ def replayed_view(app: MnemologApp, until: datetime | None) -> Iterator[MemoryVi
         try:
             yield view
         finally:
-            view.datastore.close()  # type: ignore[attr-defined]
+            view.datastore.close()
 
 
 def _without_forgotten(model: FolderModel, matcher: TombstoneMatcher) -> FolderModel:
@@ -77,7 +77,8 @@ def folder_as_of(
     """The memory folder's files as they stood at ``at`` (transaction time)."""
     with replayed_view(app, at) as view:
         model = Reads(view).folder_model(project)
-    return render_folder(_without_forgotten(model, matcher), count_tokens)
+    files: dict[str, str] = render_folder(_without_forgotten(model, matcher), count_tokens)
+    return files
 
 
 def items_valid_at(app: MnemologApp, at: datetime, matcher: TombstoneMatcher, project: str | None = None) -> list[FolderItem]:
@@ -116,4 +117,5 @@ def folder_valid_at(
 ) -> dict[str, str]:
     """A folder of the items that were true at ``at`` (no session files: valid time concerns items)."""
     model = FolderModel(items=tuple(items_valid_at(app, at, matcher, project)), sessions=(), project=project)
-    return render_folder(model, count_tokens)
+    files: dict[str, str] = render_folder(model, count_tokens)
+    return files

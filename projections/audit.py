@@ -92,7 +92,7 @@ def audit_run(app: MnemologApp, run_id: UUID, matcher: TombstoneMatcher) -> dict
                      "kind": e.kind if isinstance(e, MemoryItem.Added) else (before or {}).get("kind")}
             items[e.originator_id] = after
         else:
-            after = before
+            after = before or {}
         if getattr(e, "consolidation_id", None) != run_id:
             continue
         op = {"Added": "add", "Revised": "revise", "Retired": "retire", "Invalidated": "invalidate"}.get(type(e).__name__, "other")
@@ -102,7 +102,7 @@ def audit_run(app: MnemologApp, run_id: UUID, matcher: TombstoneMatcher) -> dict
             "by": e.by.value,
             "reason": scrub_all(e.reason, matcher),
             "before": _shown(before, matcher) if op != "add" else None,
-            "after": _shown(after, matcher) if op in ("add", "revise") else None,
+            "after": _shown(after or None, matcher) if op in ("add", "revise") else None,
         }
         if isinstance(e, MemoryItem.Retired) and e.tombstone_id:
             edit["tombstone"] = str(e.tombstone_id)

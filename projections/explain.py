@@ -156,14 +156,12 @@ def explain_item(app: MnemologApp, item_id: UUID, matcher: TombstoneMatcher) -> 
     timeline.sort(key=lambda x: (x["at"] or "", x.get("version") or 0))
 
     final = own[-1]
-    status = {"Retired": "retired", "Invalidated": "invalidated"}.get(type(final).__name__, None)
-    if status is None:
-        status = "active"
-        for e in own:
-            if isinstance(e, MemoryItem.Retired):
-                status = "retired"
-            elif isinstance(e, MemoryItem.Invalidated):
-                status = "invalidated"
+    status = "active"
+    for e in own:
+        if isinstance(e, MemoryItem.Retired):
+            status = "retired"
+        elif isinstance(e, MemoryItem.Invalidated):
+            status = "invalidated"
     valid_to = next((e.valid_to for e in reversed(own) if isinstance(e, MemoryItem.Invalidated)), None)
     trust = next((e.verdict.value for e in reversed(own) if isinstance(e, MemoryItem.Reviewed)), added.trust.value)
     return {

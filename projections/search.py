@@ -86,14 +86,16 @@ def _run(sql: Sql, dialect: str, terms: list[str], any_term: bool, project: str 
             f"JOIN {items} i ON i.id = s.item_id LEFT JOIN {usage} u ON u.item_id = i.id "
             f"WHERE {search} MATCH ? AND {where} ORDER BY score DESC, i.id LIMIT ?"
         )
-        return sql.rows(statement, [_fts_expression(terms, any_term), *params, limit])
+        found: list[dict[str, Any]] = sql.rows(statement, [_fts_expression(terms, any_term), *params, limit])
+        return found
     statement = (
         f"SELECT {_COLUMNS}, ts_rank(s.document, q.query) AS score "
         f"FROM {search} s CROSS JOIN websearch_to_tsquery('english', ?) AS q(query) "
         f"JOIN {items} i ON i.id = s.item_id LEFT JOIN {usage} u ON u.item_id = i.id "
         f"WHERE s.document @@ q.query AND {where} ORDER BY score DESC, i.id LIMIT ?"
     )
-    return sql.rows(statement, [_websearch_text(terms, any_term), *params, limit])
+    rows: list[dict[str, Any]] = sql.rows(statement, [_websearch_text(terms, any_term), *params, limit])
+    return rows
 
 
 def _hit(row: dict[str, Any]) -> SearchHit:

@@ -67,7 +67,7 @@ class _ViewMixin:
             yield Sql(cursor, self.dialect)
 
     def position(self, application_name: str) -> int:
-        return self.max_tracking_id(application_name) or 0  # type: ignore[attr-defined, no-any-return]
+        return self.max_tracking_id(application_name) or 0  # type: ignore[attr-defined]
 
     def _tracking_table(self) -> str:
         raise NotImplementedError
@@ -110,7 +110,7 @@ class PostgresMemoryView(_ViewMixin, PostgresTrackingRecorder):
 
     def __init__(self, datastore: PostgresDatastore) -> None:
         super().__init__(datastore, tracking_table_name=PG_TRACKING_TABLE)
-        self.sql_create_statements.extend(SQL(s) for s in create_statements("postgres"))  # type: ignore[arg-type]
+        self.sql_create_statements.extend(SQL(s) for s in create_statements("postgres"))  # type: ignore[misc]
 
     def _tracking_table(self) -> str:
         return PG_TRACKING_TABLE

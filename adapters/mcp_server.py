@@ -1,0 +1,178 @@
+"""``mnemolog mcp``: the read path as MCP tools over stdio (the official ``mcp`` SDK, 2.x).
+
+The project every tool reads is the client's first ``file://`` root (MCP
+roots) when the client offers roots, else the folder the server was started
+in (``--cwd`` or the process's working directory). No tool takes a project
+argument, so an agent can only read its own project and the user's global
+memory.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+import anyio
+from mcp.server.mcpserver import Context, MCPServer
+from mnemolog.adapters import reading
+from mnemolog.adapters.bootstrap import Store
+from mnemolog.adapters.settings import load_settings
+
+SERVER_NAME = "mnemolog"
+ROOTS_TIMEOUT = 5.0
+
+INSTRUCTIONS = (
+    "mnemolog is the user's memory from earlier coding sessions: their preferences and what was "
+    "learned in this project. Call get_memory_context at the start of a task, search_memory before "
+    "guessing how this project does something, read_memory_item for an item's evidence, and "
+    "cite_memory with the ids you used. Memory can be stale: verify it against the repository. "
+    "Record what the user asks you to remember or correct with add_memory_note."
+)
+
+
+def _root_path(uri: str) -> str | None:
+    parsed = urlparse(uri)
+    if parsed.scheme != "file":
+        return None
+    return unquote(parsed.path) or None
+
+
+class ProjectResolver:
+    """Finds the reading project for a tool call: MCP roots first, else the start folder."""
+
+    def __init__(self, default_cwd: str) -> None:
+        self.default_cwd = default_cwd
+        self._scopes: dict[str, str] = {}
+
+    def scope_of(self, folder: str) -> str:
+        """The scope key of a folder (cached: it runs git)."""
+        if folder not in self._scopes:
+            self._scopes[folder] = reading.scope_for_cwd(folder)
+        return self._scopes[folder]
+
+    async def project(self, ctx: Context[Any, Any] | None) -> str:
+        """The project of this call's client."""
+        folder = await self._root(ctx) if ctx is not None else None
+        return self.scope_of(folder or self.default_cwd)
+
+    async def _root(self, ctx: Context[Any, Any]) -> str | None:
+        try:
+            capabilities = ctx.client_capabilities
+            if capabilities is None or capabilities.roots is None:
+                return None
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # roots are deprecated in the 2026 protocol, still what clients send
+                with anyio.fail_after(ROOTS_TIMEOUT):
+                    result = await ctx.session.list_roots()
+        except Exception:  # no back-channel, a client error or a timeout: fall back to the start folder
+            return None
+        for root in result.roots:
+            path = _root_path(str(root.uri))
+            if path:
+                return path
+        return None
+
+
+def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCPServer[Any], Callable[[], None]]:
+    """The MCP server with its tools, and a function that closes the store it opened."""
+    server: MCPServer[Any] = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS)
+    resolver = ProjectResolver(default_cwd)
+    opened: list[Store] = []
+
+    def store() -> Store:
+        if not opened:
+            opened.append(open_store())
+        return opened[0]
+
+    def close() -> None:
+        for s in opened:
+            s.close()
+        opened.clear()
+
+    @server.tool()
+    async def get_memory_context(ctx: Context[Any, Any]) -> str:
+        """The memory summary for this project and the user, with how to use it (what a session gets at start)."""
+        project = await resolver.project(ctx)
+        text: str = reading.context_text(store(), project).text
+        return text
+
+    @server.tool()
+    async def search_memory(query: str, ctx: Context[Any, Any], kind: str | None = None, limit: int = 10) -> dict[str, Any]:
+        """Full-text search over current memory items of this project and the user's global ones.
+
+        kind narrows to one of: preference, knowledge, failure, task, skill. Each hit has its id,
+        kind, trust (accepted, proposed, doubted) and validity.
+        """
+        project = await resolver.project(ctx)
+        hits = reading.search(store(), query, project, kind, max(1, min(limit, 50)))
+        return {"project": project, "hits": [reading.hit_dict(h) for h in hits]}
+
+    @server.tool()
+    async def read_memory_item(item_id: str, ctx: Context[Any, Any]) -> dict[str, Any]:
+        """One memory item with its status, trust, validity, usage and evidence sessions."""
+        project = await resolver.project(ctx)
+        item = reading.show_item(store(), item_id, project)
+        if item is None:
+            raise ValueError(f"no memory item {item_id} in this project")
+        shown: dict[str, Any] = item.as_dict()
+        return shown
+
+    @server.tool()
+    async def read_memory_file(
+        ctx: Context[Any, Any], path: str = "memory_summary.md", start_line: int | None = None, end_line: int | None = None
+    ) -> str:
+        """A file of this project's memory folder (memory_summary.md, MEMORY.md, raw_memories.md,
+        rollout_summaries/<file>.md), whole or lines start_line..end_line (numbered, for citations)."""
+        project = await resolver.project(ctx)
+        text: str | None = reading.read_folder_file(store(), project, path, start_line, end_line)
+        if text is None:
+            files = ", ".join(reading.folder_index(store(), project))
+            raise ValueError(f"no memory file {path!r}; the folder holds: {files}")
+        return text
+
+    @server.tool()
+    async def add_memory_note(text: str, ctx: Context[Any, Any], intent: str = "remember", scope: str = "project") -> dict[str, Any]:
+        """Leave a note for the next consolidation: intent 'remember' or 'correct'; scope 'project' or 'global'
+        (the user, everywhere). To forget a value, the user runs `mnemolog forget` (a note would store it)."""
+        if intent not in ("remember", "correct"):
+            raise ValueError("intent must be 'remember' or 'correct' (forgetting is `mnemolog forget`, run by the user)")
+        if scope not in ("project", "global"):
+            raise ValueError("scope must be 'project' or 'global'")
+        project = await resolver.project(ctx)
+        target = project if scope == "project" else "global"
+        note_id = reading.add_note(store(), text, intent, target, source="mcp")
+        return {"note": str(note_id), "intent": intent, "scope": target}
+
+    @server.tool()
+    async def cite_memory(text: str, ctx: Context[Any, Any]) -> dict[str, Any]:
+        """Record that you used memory: pass your citation (item ids as [item:<id>], or a Codex
+        <oai-mem-citation> block). Cited memories rank higher next time."""
+        project = await resolver.project(ctx)
+        s = store()
+
+        def read(rel: str) -> str | None:
+            found: str | None = reading.read_folder_file(s, project, rel)
+            return found
+
+        report = reading.record_citation(s, text, "mcp", read_file=read)
+        if not report.citations:
+            raise ValueError("no citation found: give item ids as [item:<id>] or a <oai-mem-citation> block")
+        recorded: dict[str, Any] = report.as_dict()
+        return recorded
+
+    return server, close
+
+
+def run_stdio(cwd: str | None = None) -> None:
+    """Serve the tools over stdio until the client disconnects."""
+    from mnemolog.adapters.bootstrap import open_store
+
+    folder = str(Path(cwd).expanduser().resolve()) if cwd else str(Path.cwd())
+    server, close = build_server(lambda: open_store(load_settings()), folder)
+    try:
+        server.run("stdio")
+    finally:
+        close()

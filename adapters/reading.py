@@ -1,0 +1,645 @@
+"""The read path the CLI and the MCP server share: context, search, show, cite, notes.
+
+Every read here is for one project: it returns items scoped to that project or
+to the user (``global``), never another project's (guarantee 3), and drops any
+item that carries a tombstoned value, whatever the projection holds
+(guarantee 1). Session text that is shown is scrubbed the same way.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path, PurePosixPath
+from typing import Any
+from uuid import UUID
+
+from mnemolog.adapters.bootstrap import Store
+from mnemolog.adapters.citations import parse_citation_blocks, parse_citation_entry, parse_item_ids
+from mnemolog.adapters.pipeline import matcher_for, render_files
+from mnemolog.adapters.redaction import redact
+from mnemolog.adapters.scope import project_scope
+from mnemolog.adapters.session_files import read_session
+from mnemolog.adapters.tokens import count_tokens, truncate_to_tokens
+from mnemolog.domain.forgetting import TombstoneMatcher
+from mnemolog.domain.plan import GLOBAL_SCOPE
+from mnemolog.domain.reading import record_citation as record_citation_event
+from mnemolog.domain.reading import record_note
+from mnemolog.domain.session import session_id_for
+from mnemolog.domain.transcript import ItemKind
+from mnemolog.projections.queries import Reads, when
+from mnemolog.projections.schema import table
+from mnemolog.projections.search import SearchHit, search_items
+from mnemolog.prompts import load_prompt, render
+
+KINDS = ("preference", "knowledge", "failure", "task", "skill")
+NOTES_DIR = "extensions/ad_hoc/notes"
+PROFILE_MAX_WORDS = 350
+ITEM_MAX_WORDS = 60
+_PAGE = 500
+
+
+# ------------------------------------------------------------------ scope
+
+
+def git_remote(cwd: str) -> str | None:
+    """The ``origin`` remote of the repository at ``cwd`` (None without git, a repo or a remote)."""
+    try:
+        done = subprocess.run(
+            ["git", "-C", cwd, "config", "--get", "remote.origin.url"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    remote = done.stdout.strip()
+    return remote if done.returncode == 0 and remote else None
+
+
+def scope_for_cwd(cwd: str | Path | None = None) -> str:
+    """The project scope key of a working folder, as ingest computes it for sessions there."""
+    folder = str(Path(cwd if cwd is not None else Path.cwd()).expanduser().resolve())
+    scope: str = project_scope(git_remote(folder), folder)
+    return scope
+
+
+def hook_cwd(stdin_text: str) -> str | None:
+    """The ``cwd`` of a Claude Code hook's JSON input (None when the input is not that)."""
+    try:
+        data = json.loads(stdin_text) if stdin_text.strip() else None
+    except json.JSONDecodeError:
+        return None
+    cwd = data.get("cwd") if isinstance(data, dict) else None
+    return cwd if isinstance(cwd, str) and cwd.strip() else None
+
+
+def _withheld(matcher: TombstoneMatcher, project: str, *texts: str) -> bool:
+    # Checked in the reading project's scope: that covers global tombstones and
+    # the project's own, for the project's items and the global ones alike.
+    return bool(matcher.contains(" ".join(texts), project))
+
+
+def _inline(text: str) -> str:
+    """One line: whitespace collapsed, no forged item markers."""
+    return " ".join(text.replace("[item:", "(item:").split())
+
+
+def _short(text: str, max_words: int) -> str:
+    words = _inline(text).split(" ")
+    return " ".join(words) if len(words) <= max_words else " ".join(words[:max_words]) + " …"
+
+
+# ------------------------------------------------------------------ context
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a session receives at start: the text, its token count and the items it shows."""
+
+    text: str
+    tokens: int
+    budget: int
+    project: str
+    item_ids: tuple[str, ...]
+    more: int  # current items that did not fit
+
+
+def _context_rows(store: Store, project: str, offset: int) -> list[dict[str, Any]]:
+    items, usage = table("items"), table("item_usage")
+    rows: list[dict[str, Any]] = Reads(store.view).query(
+        f"SELECT i.id, i.kind, i.scope, i.task_group, i.title, i.text, i.keywords, i.trust, "
+        f"u.use_count FROM {items} i LEFT JOIN {usage} u ON u.item_id = i.id "
+        f"WHERE i.status = 'active' AND i.trust <> 'rejected' AND i.scope IN (?, ?) "
+        f"ORDER BY CASE i.trust WHEN 'accepted' THEN 0 WHEN 'proposed' THEN 1 ELSE 2 END, "
+        f"COALESCE(u.use_count, 0) DESC, i.updated_at DESC, i.id LIMIT ? OFFSET ?",
+        [project, GLOBAL_SCOPE, _PAGE, offset],
+    )
+    return rows
+
+
+def _context_line(row: dict[str, Any], label: str) -> str:
+    title, text = _inline(row["title"] or ""), _short(row["text"] or "", ITEM_MAX_WORDS)
+    body = f"{title}: {text}" if title and text and not text.startswith(title) else (text or title)
+    notes = ["global" if row["scope"] == GLOBAL_SCOPE else label]
+    if row["trust"] != "proposed":
+        notes.append(row["trust"])
+    uses = int(row["use_count"] or 0)
+    if uses:
+        notes.append(f"used {uses}x")
+    return f"- [{row['kind']}] {body} ({', '.join(notes)}) [item:{row['id']}]"
+
+
+def project_label(project: str) -> str:
+    """A short readable name for a scope key."""
+    if project == GLOBAL_SCOPE:
+        return "global"
+    return project.rsplit("/", 1)[-1] or project
+
+
+def context_text(store: Store, project: str, budget: int | None = None) -> Context:
+    """The read-path instructions and the memory for ``project`` within ``budget`` tokens.
+
+    Items come accepted first, then proposed, then doubted; within that, the
+    most used first, then the most recently updated. Whole lines are dropped
+    from the end when the budget is reached; the text, counted with the real
+    tokenizer, never exceeds the budget.
+    """
+    store.catch_up()
+    limit = store.settings.context_tokens if budget is None else budget
+    label = project_label(project)
+    matcher = matcher_for(store)
+    instructions = render(load_prompt("read_path"), project=f"{label}, scope {project}").rstrip()
+    head = [instructions]
+    profile = matcher.scrub(Reads(store.view).user_profile(), project)[0].strip()
+    if profile:
+        words = profile.split()
+        profile = " ".join(words[:PROFILE_MAX_WORDS]) + (" …" if len(words) > PROFILE_MAX_WORDS else "")
+        profile = truncate_to_tokens(profile, max(limit // 5, 0))
+        head += ["", "## About the user", "", profile]
+    head += ["", f"## Memory for {label} and for you (most trusted and most used first)", ""]
+    head_text = "\n".join(head) + "\n"
+    used = count_tokens(head_text)
+    if used > limit:
+        text = truncate_to_tokens(head_text, limit)
+        return Context(text, count_tokens(text), limit, project, (), 0)
+    reserve = 40  # room for the closing line
+    lines: list[str] = []
+    shown: list[str] = []
+    total_current = 0
+    full = False
+    offset = 0
+    while True:
+        rows = _context_rows(store, project, offset)
+        offset += len(rows)
+        for row in rows:
+            if _withheld(matcher, project, row["title"] or "", row["text"] or "", " ".join(json.loads(row["keywords"] or "[]")), row["task_group"] or ""):
+                continue
+            total_current += 1
+            if full:
+                continue
+            line = _context_line(row, label)
+            cost = count_tokens(line + "\n")
+            if used + cost + reserve > limit:
+                full = True
+                continue
+            lines.append(line)
+            shown.append(row["id"])
+            used += cost
+        if len(rows) < _PAGE:
+            break
+    if not lines:
+        lines = ["- Nothing is remembered for this project yet."]
+    more = total_current - len(shown)
+    tail = ["", f"({more} more items are not shown here: search the memory to find them.)"] if more else []
+    text = head_text + "\n".join(lines + tail) + "\n"
+    while count_tokens(text) > limit and shown:  # per-line counts can differ from the joined text by a token or two
+        lines.pop()
+        shown.pop()
+        more += 1
+        tail = ["", f"({more} more items are not shown here: search the memory to find them.)"]
+        text = head_text + "\n".join((lines or ["- (memory does not fit the budget)"]) + tail) + "\n"
+    return Context(text, count_tokens(text), limit, project, tuple(shown), more)
+
+
+# ------------------------------------------------------------------ search and show
+
+
+def search(
+    store: Store, query: str, project: str, kind: str | None = None, limit: int = 20
+) -> list[SearchHit]:
+    """Current items for ``project`` (and global) matching ``query``, best first, tombstones enforced."""
+    if kind is not None and kind not in KINDS:
+        raise ValueError(f"unknown kind {kind!r} (expected one of {', '.join(KINDS)})")
+    store.catch_up()
+    matcher = matcher_for(store)
+    hits = search_items(store.view, query, project, kind, limit + 20)
+    kept = [h for h in hits if not _withheld(matcher, project, h.title, h.text, " ".join(h.keywords), h.task_group)]
+    return kept[:limit]
+
+
+def hit_dict(hit: SearchHit) -> dict[str, Any]:
+    """A search hit as JSON-ready data."""
+    return {
+        "id": hit.item_id,
+        "kind": hit.kind,
+        "scope": hit.scope,
+        "title": hit.title,
+        "text": hit.text,
+        "keywords": list(hit.keywords),
+        "trust": hit.trust,
+        "status": hit.status,
+        "valid_from": hit.valid_from.isoformat() if hit.valid_from else None,
+        "valid_to": hit.valid_to.isoformat() if hit.valid_to else None,
+        "use_count": hit.use_count,
+        "score": hit.score,
+    }
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A session an item came from (only sessions of the reading project are described)."""
+
+    session_id: str
+    source: str
+    native_id: str
+    cwd: str
+    updated_at: datetime | None
+    summary: str
+
+
+@dataclass(frozen=True)
+class ItemView:
+    """One item as ``show`` prints it."""
+
+    item_id: str
+    kind: str
+    scope: str
+    task_group: str
+    title: str
+    text: str
+    keywords: tuple[str, ...]
+    trust: str
+    status: str
+    valid_from: datetime | None
+    valid_to: datetime | None
+    created_at: datetime | None
+    updated_at: datetime | None
+    revision: int
+    use_count: int
+    last_used: datetime | None
+    evidence: tuple[Evidence, ...]
+    evidence_elsewhere: int  # evidence sessions from other projects (not described)
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        def iso(v: datetime | None) -> str | None:
+            return v.isoformat() if v else None
+
+        return {
+            "id": self.item_id,
+            "kind": self.kind,
+            "scope": self.scope,
+            "task_group": self.task_group,
+            "title": self.title,
+            "text": self.text,
+            "keywords": list(self.keywords),
+            "trust": self.trust,
+            "status": self.status,
+            "valid_from": iso(self.valid_from),
+            "valid_to": iso(self.valid_to),
+            "created_at": iso(self.created_at),
+            "updated_at": iso(self.updated_at),
+            "revision": self.revision,
+            "use_count": self.use_count,
+            "last_used": iso(self.last_used),
+            "evidence": [
+                {
+                    "session": e.session_id,
+                    "source": e.source,
+                    "native_id": e.native_id,
+                    "cwd": e.cwd,
+                    "updated_at": iso(e.updated_at),
+                    "summary": e.summary,
+                }
+                for e in self.evidence
+            ],
+            "evidence_in_other_projects": self.evidence_elsewhere,
+        }
+
+
+def show_item(store: Store, item_id: str, project: str) -> ItemView | None:
+    """One item of ``project`` (or global) with its evidence; None when unknown, out of scope or forgotten.
+
+    Retired and invalidated items are shown with their status (a retired item's
+    text has left the view).
+    """
+    try:
+        wanted = str(UUID(item_id.strip().removeprefix("item:").strip("[]")))
+    except ValueError:
+        return None
+    store.catch_up()
+    reads = Reads(store.view)
+    rows = reads.query(
+        f"SELECT i.*, u.use_count, u.last_used FROM {table('items')} i "
+        f"LEFT JOIN {table('item_usage')} u ON u.item_id = i.id WHERE i.id = ? AND i.scope IN (?, ?)",
+        [wanted, project, GLOBAL_SCOPE],
+    )
+    if not rows:
+        return None
+    row = rows[0]
+    keywords = tuple(json.loads(row["keywords"] or "[]"))
+    matcher = matcher_for(store)
+    if _withheld(matcher, project, row["title"] or "", row["text"] or "", " ".join(keywords), row["task_group"] or ""):
+        return None
+    sessions = reads.query(
+        f"SELECT s.id, s.source, s.native_id, s.cwd, s.scope, s.updated_at, s.rollout_summary "
+        f"FROM {table('item_evidence')} e JOIN {table('sessions')} s ON s.id = e.session_id "
+        f"WHERE e.item_id = ? ORDER BY s.updated_at, s.id",
+        [wanted],
+    )
+    evidence = tuple(
+        Evidence(
+            s["id"], s["source"], s["native_id"], s["cwd"] or "", when(s["updated_at"]),
+            matcher.scrub(s["rollout_summary"] or "", project)[0],
+        )
+        for s in sessions
+        if s["scope"] == project
+    )
+    elsewhere = len(json.loads(row["evidence"] or "[]")) - len(evidence)
+    return ItemView(
+        item_id=row["id"],
+        kind=row["kind"],
+        scope=row["scope"],
+        task_group=row["task_group"] or "",
+        title=row["title"] or "",
+        text=row["text"] or "",
+        keywords=keywords,
+        trust=row["trust"],
+        status=row["status"],
+        valid_from=when(row["valid_from"]),
+        valid_to=when(row["valid_to"]),
+        created_at=when(row["created_at"]),
+        updated_at=when(row["updated_at"]),
+        revision=int(row["revision"] or 1),
+        use_count=int(row["use_count"] or 0),
+        last_used=when(row["last_used"]),
+        evidence=evidence,
+        evidence_elsewhere=max(elsewhere, 0),
+    )
+
+
+def read_folder_file(store: Store, project: str, path: str, start: int | None = None, end: int | None = None) -> str | None:
+    """One file of the memory folder as rendered for ``project`` (tombstones enforced), optionally lines start..end.
+
+    The folder is rendered in memory for the project, never read from disk: the
+    folder on disk may hold every project's memory.
+    """
+    files: dict[str, str] = render_files(store, project)
+    text = files.get(str(PurePosixPath(path.strip().lstrip("./"))))
+    if text is None:
+        return None
+    if start is None and end is None:
+        return text
+    lines = text.splitlines()
+    first = max((start or 1), 1)
+    last = min(end or len(lines), len(lines))
+    return "\n".join(f"{n}: {lines[n - 1]}" for n in range(first, last + 1))
+
+
+def folder_index(store: Store, project: str) -> list[str]:
+    """The files of the project's memory folder."""
+    return sorted(render_files(store, project))
+
+
+# ------------------------------------------------------------------ citations
+
+
+@dataclass
+class CitationReport:
+    """What a cite call found and recorded."""
+
+    citations: int = 0
+    item_ids: list[str] = field(default_factory=list)
+    session_ids: list[str] = field(default_factory=list)
+    rollout_ids: list[str] = field(default_factory=list)
+    entries: list[str] = field(default_factory=list)
+    unknown_items: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return dict(self.__dict__)
+
+
+FileReader = Callable[[str], "str | None"]
+
+
+def disk_folder_reader(folder: Path) -> FileReader:
+    """Reads files of a rendered folder on disk (only inside it)."""
+    root = folder.resolve()
+
+    def read(rel: str) -> str | None:
+        target = (root / rel).resolve()
+        if root not in target.parents or not target.is_file():
+            return None
+        try:
+            return target.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+
+    return read
+
+
+def items_in_entries(entries: Sequence[str], read: FileReader | None) -> list[str]:
+    """Item ids on the memory-file lines that citation entries name (``MEMORY.md:12-14``)."""
+    if read is None:
+        return []
+    found: list[str] = []
+    cache: dict[str, list[str] | None] = {}
+    for raw in entries:
+        entry = parse_citation_entry(raw)
+        if entry is None or entry.line_start is None:
+            continue
+        if entry.path not in cache:
+            text = read(entry.path)
+            cache[entry.path] = text.splitlines() if text is not None else None
+        lines = cache[entry.path]
+        if not lines:
+            continue
+        chosen = lines[max(entry.line_start, 1) - 1 : entry.line_end or entry.line_start]
+        found.extend(parse_item_ids("\n".join(chosen)))
+    return list(dict.fromkeys(found))
+
+
+def _known_items(store: Store, ids: Sequence[str]) -> tuple[list[str], list[str]]:
+    if not ids:
+        return [], []
+    marks = ", ".join("?" for _ in ids)
+    rows = Reads(store.view).query(f"SELECT id FROM {table('items')} WHERE id IN ({marks})", list(ids))
+    known = {r["id"] for r in rows}
+    return [i for i in ids if i in known], [i for i in ids if i not in known]
+
+
+def record_citation(
+    store: Store,
+    text: str,
+    source: str = "cli",
+    *,
+    citing_session: str | None = None,
+    read_file: FileReader | None = None,
+    key: str | None = None,
+) -> CitationReport:
+    """Record one Citation for an agent's output: Codex citation blocks and ``[item:<id>]`` markers.
+
+    Rollout (and legacy thread) ids become session ids; citation entries that
+    name lines of a memory file cite the items on those lines (when
+    ``read_file`` can read the file the agent saw). Unknown item ids are
+    reported, not recorded.
+    """
+    store.catch_up()
+    refs = parse_citation_blocks(text)
+    rollout_ids = list(dict.fromkeys(r for ref in refs for r in ref.rollout_ids))
+    entries = list(dict.fromkeys(e for ref in refs for e in ref.entries))
+    cited = list(dict.fromkeys([*parse_item_ids(text), *items_in_entries(entries, read_file)]))
+    known, unknown = _known_items(store, cited)
+    session_ids = [session_id_for("codex", rid) for rid in rollout_ids]
+    report = CitationReport(
+        item_ids=known,
+        session_ids=[str(s) for s in session_ids],
+        rollout_ids=rollout_ids,
+        entries=entries,
+        unknown_items=unknown,
+    )
+    recorded = record_citation_event(
+        store.app,
+        item_ids=[UUID(i) for i in known],
+        session_ids=session_ids,
+        cited_at=store.clock(),
+        source=source,
+        citing_session=citing_session,
+        entries=entries,
+        key=key,
+    )
+    report.citations = 1 if recorded else 0
+    store.catch_up()
+    return report
+
+
+def cite_session_file(store: Store, path: Path, read_file: FileReader | None = None) -> CitationReport:
+    """Record the citations inside a recorded session file (Codex rollout or Claude Code transcript).
+
+    Each citation is keyed by the session and its position, the way ingest keys
+    them, so citing a file again, or after ingest, counts nothing twice.
+    """
+    transcript = read_session(path)
+    meta = transcript.meta
+    report = CitationReport()
+    texts: list[str] = []
+    for index, ref in enumerate(transcript.citations):
+        texts.append("")
+        key = f"ingest:{meta.source}:{meta.native_id}:{index}"
+        session_ids = [session_id_for("codex", rid) for rid in ref.rollout_ids]
+        cited = items_in_entries(ref.entries, read_file)
+        known, unknown = _known_items(store, cited)
+        if record_citation_event(
+            store.app, item_ids=[UUID(i) for i in known], session_ids=session_ids,
+            cited_at=ref.timestamp or meta.updated_at or store.clock(), source="session",
+            citing_session=meta.native_id, entries=ref.entries, key=key,
+        ):
+            report.citations += 1
+        report.rollout_ids += list(ref.rollout_ids)
+        report.session_ids += [str(s) for s in session_ids]
+        report.entries += list(ref.entries)
+        report.item_ids += known
+        report.unknown_items += unknown
+    for index, item in enumerate(transcript.items):
+        if item.kind is not ItemKind.ASSISTANT or ("[item:" not in item.text and "oai-mem-citation" not in item.text):
+            continue
+        sub = record_citation(
+            store, item.text, "session", citing_session=meta.native_id, read_file=read_file,
+            key=f"session:{meta.source}:{meta.native_id}:{index}",
+        )
+        report.citations += sub.citations
+        report.item_ids += sub.item_ids
+        report.session_ids += sub.session_ids
+        report.rollout_ids += sub.rollout_ids
+        report.entries += sub.entries
+        report.unknown_items += sub.unknown_items
+    for name in ("item_ids", "session_ids", "rollout_ids", "entries", "unknown_items"):
+        setattr(report, name, list(dict.fromkeys(getattr(report, name))))
+    store.catch_up()
+    return report
+
+
+# ------------------------------------------------------------------ notes
+
+
+def add_note(store: Store, text: str, intent: str, scope: str, source: str = "cli") -> UUID:
+    """Append a remember/correct note (secrets redacted, forgotten values cut out)."""
+    clean, _ = redact(text)
+    clean = matcher_for(store).scrub(clean, scope)[0]
+    note_id: UUID = record_note(store.app, text=clean, intent=intent, scope=scope, source=source, written_at=store.clock())
+    store.catch_up()
+    return note_id
+
+
+def forget_via_note(store: Store, text: str, scope: str) -> Any:
+    """A forget request: place a tombstone through the domain's forget (the text is never stored)."""
+    from mnemolog.domain.forget import forget_value
+
+    store.catch_up()
+    reads = Reads(store.view)
+    sessions = [UUID(r["id"]) for r in reads.query(f"SELECT id FROM {table('sessions')} WHERE deleted = 0 ORDER BY id")]
+    result = forget_value(
+        store.app, store.tombstone_key(), text, scope, "forget requested with `mnemolog note --forget`",
+        reads.active_items(), sessions=sessions,
+    )
+    store.catch_up()
+    return result
+
+
+_FRONT_INTENT = re.compile(r"^\s*(?:intent|type|kind)\s*:\s*(\w+)", re.IGNORECASE | re.MULTILINE)
+_LEAD_WORD = re.compile(r"^\W*(remember|correct|correction|forget)\b", re.IGNORECASE)
+
+
+def note_file_intent(text: str) -> str:
+    """remember | correct | forget, from front matter (``intent: correct``) or the first word."""
+    found = _FRONT_INTENT.search(text[:500]) or _LEAD_WORD.search(text)
+    word = found.group(1).lower() if found else "remember"
+    return {"correction": "correct"}.get(word, word if word in ("remember", "correct", "forget") else "remember")
+
+
+@dataclass
+class NoteImport:
+    """What importing a notes folder did."""
+
+    imported: list[str] = field(default_factory=list)
+    already: list[str] = field(default_factory=list)
+    skipped: list[dict[str, str]] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return dict(self.__dict__)
+
+
+def import_note_files(store: Store, folder: Path, scope: str = GLOBAL_SCOPE) -> NoteImport:
+    """Record Codex's ad-hoc note files (``extensions/ad_hoc/notes/*.md`` in ``folder``) as notes, once each.
+
+    A file is known by its path inside the folder. A forget request in a file
+    is not stored as a note (that would store the value): it is skipped and
+    reported, to be done with ``mnemolog forget``.
+    """
+    report = NoteImport()
+    notes_dir = folder / NOTES_DIR
+    if not notes_dir.is_dir():
+        return report
+    store.catch_up()
+    seen = {r["source"] for r in Reads(store.view).query(f"SELECT source FROM {table('notes')}")}
+    for path in sorted(notes_dir.glob("*.md")):
+        rel = f"{NOTES_DIR}/{path.name}"
+        if path.is_symlink() or not path.is_file():
+            report.skipped.append({"file": rel, "reason": "not a regular file"})
+            continue
+        if rel in seen:
+            report.already.append(rel)
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            report.skipped.append({"file": rel, "reason": f"unreadable: {error}"})
+            continue
+        intent = note_file_intent(text)
+        if intent == "forget":
+            report.skipped.append({"file": rel, "reason": "a forget request: run `mnemolog forget` instead"})
+            continue
+        if not text.strip():
+            report.skipped.append({"file": rel, "reason": "empty"})
+            continue
+        add_note(store, text, intent, scope, source=rel)
+        report.imported.append(rel)
+    return report

@@ -1,0 +1,137 @@
+"""Forgetting commands: forget, lift, prune, reset. Each change is an event; the value is never echoed."""
+
+from __future__ import annotations
+
+import sys
+from uuid import UUID
+
+import typer
+from mnemolog.adapters import forgetting
+from mnemolog.cli.context import store
+from mnemolog.cli.output import Exit, UserError, console, emit_json
+from mnemolog.domain.forget import DEFAULT_REASON, NotFound
+
+JSON = typer.Option(False, "--json", help="Print a JSON summary.")
+
+
+def _uuid(value: str, what: str) -> UUID:
+    try:
+        return UUID(value.strip())
+    except ValueError as error:
+        raise UserError(f"not a {what} id: {value.strip()[:40]!r}", Exit.USAGE) from error
+
+
+def forget(
+    value: str | None = typer.Argument(None, help="The value to forget ('-' reads it from stdin). Never stored or printed."),
+    project: str | None = typer.Option(None, "--project", help="Only in this project: a scope key (git:host/owner/repo, path:/dir) or a directory."),
+    global_: bool = typer.Option(False, "--global", help="Everywhere (the default)."),
+    session: str | None = typer.Option(None, "--session", help="Delete this session (its sole-evidence items retire)."),
+    item: str | None = typer.Option(None, "--item", help="Retire this item and tombstone its text."),
+    reason: str = typer.Option(DEFAULT_REASON, "--reason", help="Why (stored; must not contain the value)."),
+    json_out: bool = JSON,
+) -> None:
+    """Forget for good: a value (tombstone), a session or an item. Enforced by code at every read and write."""
+    chosen = [name for name, given in (("VALUE", value is not None), ("--session", session), ("--item", item)) if given]
+    if len(chosen) != 1:
+        raise UserError("give exactly one of VALUE, --session ID or --item ID", Exit.USAGE)
+    if project and global_:
+        raise UserError("--project and --global exclude each other", Exit.USAGE)
+    with store() as s:
+        if session:
+            try:
+                done = forgetting.forget_session(s, _uuid(session, "session"))
+            except NotFound as error:
+                raise UserError(str(error), Exit.NOT_FOUND) from error
+            data = {"session": str(done.session_id), "deleted": done.deleted, "retired": [str(i) for i in done.retired]}
+            message = f"session {done.session_id} {'deleted' if done.deleted else 'was already deleted'}; {len(done.retired)} item(s) retired"
+        elif item:
+            try:
+                forgot = forgetting.forget_item(s, _uuid(item, "item"))
+            except NotFound as error:
+                raise UserError(str(error), Exit.NOT_FOUND) from error
+            except ValueError as error:
+                raise UserError(f"the item has no text to tombstone: {error}") from error
+            data = {
+                "item": str(forgot.item_id),
+                "retired": forgot.retired,
+                "tombstone": str(forgot.tombstone_id),
+                "also_retired": [str(i) for i in forgot.also_retired],
+            }
+            message = f"item {forgot.item_id} retired; tombstone {forgot.tombstone_id} placed on its text; {len(forgot.also_retired)} other item(s) retired"
+        else:
+            text = sys.stdin.read() if value == "-" else (value or "")
+            scope = forgetting.resolve_scope(project, global_)
+            try:
+                result = forgetting.forget_value(s, text.strip(), scope, reason)
+            except ValueError as error:
+                raise UserError("the value has no words to match", Exit.USAGE) from error
+            data = {
+                "tombstone": str(result.tombstone_id),
+                "scope": scope,
+                "already": result.already,
+                "retired": [str(i) for i in result.retired],
+                "scrubbed_sessions": [str(i) for i in result.scrubbed_sessions],
+            }
+            state = "was already in force" if result.already else "placed"
+            message = (
+                f"tombstone {result.tombstone_id} {state} (scope {scope}); {len(result.retired)} item(s) retired, "
+                f"{len(result.scrubbed_sessions)} session(s) scrubbed"
+            )
+    if json_out:
+        emit_json(data)
+    else:
+        console.print(message, highlight=False)
+
+
+def lift(
+    tombstone: str = typer.Argument(..., help="The tombstone id (from `forget`)."),
+    reason: str = typer.Option("lifted at the user's request", "--reason"),
+    json_out: bool = JSON,
+) -> None:
+    """Undo a tombstone (as an event). Retired items stay retired."""
+    tid = _uuid(tombstone, "tombstone")
+    with store() as s:
+        try:
+            lifted = forgetting.lift(s, tid, reason)
+        except NotFound as error:
+            raise UserError(str(error), Exit.NOT_FOUND) from error
+    if json_out:
+        emit_json({"tombstone": str(tid), "lifted": lifted})
+    else:
+        console.print(f"tombstone {tid} {'lifted' if lifted else 'was already lifted'}", highlight=False)
+
+
+def prune(
+    days: float | None = typer.Option(None, "--days", help="Retention window in days (default from config: 30)."),
+    json_out: bool = JSON,
+) -> None:
+    """The retention sweep: prune stale, unselected extractions; retire items left without evidence."""
+    with store() as s:
+        result = forgetting.prune(s, days)
+    if json_out:
+        emit_json({"pruned": [str(i) for i in result.sessions], "retired": [str(i) for i in result.retired]})
+    else:
+        console.print(f"prune: {len(result.sessions)} extraction(s) pruned, {len(result.retired)} item(s) retired")
+
+
+def reset(
+    yes: bool = typer.Option(False, "--yes", help="Do not ask for confirmation."),
+    json_out: bool = JSON,
+) -> None:
+    """Withdraw all memory, as events (the log and its history stay)."""
+    if not yes and not typer.confirm("Withdraw all memory (every extraction and every item)?", default=False):
+        raise UserError("reset cancelled")
+    with store() as s:
+        result = forgetting.reset(s)
+    if json_out:
+        emit_json({"pruned": [str(i) for i in result.sessions], "retired": [str(i) for i in result.retired]})
+    else:
+        console.print(f"reset: {len(result.sessions)} extraction(s) withdrawn, {len(result.retired)} item(s) retired")
+
+
+def register(app: typer.Typer) -> None:
+    """Add these commands to the app."""
+    app.command()(forget)
+    app.command()(lift)
+    app.command()(prune)
+    app.command()(reset)

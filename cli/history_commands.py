@@ -1,0 +1,189 @@
+"""Commands that read only the log: explain, audit, history."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+import typer
+from mnemolog.adapters.pipeline import matcher_for
+from mnemolog.adapters.tokens import count_tokens
+from mnemolog.cli.context import store
+from mnemolog.cli.options import parse_since, parse_time
+from mnemolog.cli.output import Exit, UserError, console, emit_json
+from mnemolog.projections import as_of
+from mnemolog.projections import audit as audits
+from mnemolog.projections import explain as explains
+from mnemolog.projections.folder_writer import FolderWriteError, write_folder
+from rich.table import Table
+
+JSON = typer.Option(False, "--json", help="Print JSON.")
+
+
+def _as_uuid(text: str) -> UUID | None:
+    try:
+        return UUID(text.strip())
+    except ValueError:
+        return None
+
+
+def _print_story(story: dict[str, Any]) -> None:
+    now = story["now"]
+    console.print(f"[bold]item {story['item']}[/bold] ({story['kind']}, scope {story['scope']}): {now['status']}, trust {now['trust']}", highlight=False)
+    console.print(f"  {now['title'] or ''} {now['text'] or ''}".rstrip(), highlight=False)
+    for session in story["sessions"]:
+        console.print(
+            f"  from {session.get('agent', '?')} session {session.get('native_id', session['session'])} "
+            f"({session['state']}) cwd={session.get('cwd')} path={session.get('path')} updated={session.get('updated_at')}",
+            highlight=False,
+        )
+        for extraction in session["extractions"]:
+            console.print(f"    extracted {extraction['at']} by {extraction['model']}", highlight=False)
+    for entry in story["timeline"]:
+        line = f"  {entry['at']}  {entry['action']}"
+        if entry["kind"] == "item":
+            line += f" by {entry['by']}" if entry.get("by") else ""
+            line += f" in run {entry['consolidation']}" if entry.get("consolidation") else ""
+            if entry.get("reason"):
+                line += f": {entry['reason']}"
+        elif entry.get("tombstone"):
+            line += f" {entry['tombstone']}"
+        console.print(line, highlight=False)
+        if entry.get("before"):
+            console.print(f"      before: {entry['before']['text']}", highlight=False)
+        if entry.get("after"):
+            console.print(f"      after:  {entry['after']['text']}", highlight=False)
+    cites = story["citations"]
+    console.print(f"  cited {cites['count']} time(s){', last ' + cites['last'] if cites['last'] else ''}", highlight=False)
+
+
+def explain(
+    target: str = typer.Argument(..., help="An item id, or words from its current or past text."),
+    json_out: bool = JSON,
+) -> None:
+    """The story of one memory, read only from the log."""
+    with store() as s:
+        matcher = matcher_for(s)
+        item_id = _as_uuid(target)
+        candidates: list[dict[str, Any]] = []
+        if item_id is None:
+            candidates = explains.find_items(s.app, target)
+            if not candidates:
+                raise UserError("no item's text, current or past, contains those words", Exit.NOT_FOUND)
+            item_id = UUID(candidates[0]["item"])
+        story = explains.explain_item(s.app, item_id, matcher)
+    if story is None:
+        raise UserError(f"no item {item_id}", Exit.NOT_FOUND)
+    if candidates:
+        story["candidates"] = candidates
+    if json_out:
+        emit_json(story)
+        return
+    _print_story(story)
+    if len(candidates) > 1:
+        console.print("other candidates: " + ", ".join(c["item"] for c in candidates[1:]), highlight=False)
+
+
+def _print_audit(report: dict[str, Any]) -> None:
+    console.print(
+        f"[bold]consolidation {report['consolidation']}[/bold]: {report['status']} ({report['started_at']} .. {report['ended_at']}); "
+        f"model {report['model']}, prompt {report['prompt_hash']}, tokens {report['input_tokens']} in / {report['output_tokens']} out",
+        highlight=False,
+    )
+    if report["error"]:
+        console.print(f"  error: {report['error']}", highlight=False)
+    inputs = report["inputs"]
+    console.print(f"  inputs: {len(inputs['selected'])} selected; +{len(inputs['added'])} ~{len(inputs['changed'])} -{len(inputs['removed'])}")
+    for name in ("added", "changed", "removed"):
+        for session in inputs[name]:
+            console.print(f"    {name} {session}", highlight=False)
+    for edit in report["edits"]:
+        console.print(f"  {edit['op']} item {edit['item']} by {edit['by']}: {edit['reason']}", highlight=False)
+        if edit["before"]:
+            console.print(f"      before: {edit['before']['text']}", highlight=False)
+        if edit["after"]:
+            console.print(f"      after:  {edit['after']['text']}", highlight=False)
+    for override in report["overrides"]:
+        subject = f"item {override['item_id']}" if override.get("item_id") else override.get("edit", "")
+        console.print(f"  code {override['action']} {subject}: {override['reason']}", highlight=False)
+
+
+def audit(
+    run: str | None = typer.Argument(None, help="A consolidation id (default: the latest run)."),
+    since: str | None = typer.Option(None, "--since", help="List the runs since DATE or DURATION instead."),
+    json_out: bool = JSON,
+) -> None:
+    """What one consolidation changed, edit by edit, and what code overrode or rejected."""
+    with store() as s:
+        if since is not None:
+            runs = audits.list_runs(s.app, parse_since(since, s.clock()))
+            if json_out:
+                emit_json({"runs": runs})
+                return
+            table = Table("consolidation", "started", "status", "model", "added", "revised", "retired", "invalidated")
+            for r in runs:
+                c = r["counts"] or {}
+                table.add_row(r["consolidation"], r["started_at"], r["status"], r["model"], *(str(c.get(k, "")) for k in ("added", "revised", "retired", "invalidated")))
+            console.print(table)
+            return
+        run_id = _as_uuid(run) if run else audits.latest_run(s.app)
+        if run_id is None:
+            raise UserError(f"no consolidation {run}" if run else "no consolidation has run yet", Exit.NOT_FOUND)
+        report = audits.audit_run(s.app, run_id, matcher_for(s))
+    if report is None:
+        raise UserError(f"no consolidation {run_id}", Exit.NOT_FOUND)
+    if json_out:
+        emit_json(report)
+    else:
+        _print_audit(report)
+
+
+def history(
+    as_of_: str | None = typer.Option(None, "--as-of", help="Render memory as it stood at TIME (transaction time)."),
+    valid_at: str | None = typer.Option(None, "--valid-at", help="What memory holds to have been true at TIME (valid time)."),
+    project: str | None = typer.Option(None, "--project", help="Only this project scope (plus global items)."),
+    out: Path | None = typer.Option(None, "--out", help="Write the folder here (else print memory_summary.md)."),
+    json_out: bool = JSON,
+) -> None:
+    """Memory at a past moment, rebuilt from the log."""
+    if (as_of_ is None) == (valid_at is None):
+        raise UserError("give exactly one of --as-of TIME or --valid-at TIME", Exit.USAGE)
+    with store() as s:
+        matcher = matcher_for(s)
+        if as_of_ is not None:
+            at = parse_time(as_of_)
+            files = as_of.folder_as_of(s.app, at, matcher, count_tokens, project)
+            items = None
+        else:
+            at = parse_time(valid_at or "")
+            found = as_of.items_valid_at(s.app, at, matcher, project)
+            items = [{"item": i.item_id, "kind": i.kind, "scope": i.scope, "title": i.title, "text": i.text,
+                      "valid_from": i.valid_from} for i in found]
+            files = as_of.folder_valid_at(s.app, at, matcher, count_tokens, project)
+    if out is not None:
+        try:
+            write_folder(files, out)
+        except FolderWriteError as error:
+            raise UserError(str(error)) from error
+    if json_out:
+        data: dict[str, Any] = {"at": at, "mode": "as_of" if as_of_ else "valid_at", "files": sorted(files), "folder": str(out) if out else None}
+        if items is not None:
+            data["items"] = items
+        else:
+            data["memory_summary"] = files.get("memory_summary.md", "")
+        emit_json(data)
+    elif out is not None:
+        console.print(f"wrote {len(files)} files into {out}")
+    elif items is not None:
+        for i in items:
+            console.print(f"- {i['text']} [{i['scope']}] (valid from {i['valid_from']}) [item:{i['item']}]", highlight=False)
+    else:
+        console.print(files.get("memory_summary.md", ""), highlight=False, markup=False)
+
+
+def register(app: typer.Typer) -> None:
+    """Add these commands to the app."""
+    app.command()(explain)
+    app.command()(audit)
+    app.command()(history)

@@ -1,0 +1,118 @@
+"""A small real pipeline around a value a user will want forgotten, and scripted models that keep re-adding it."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+from mnemolog.adapters import pipeline
+from mnemolog.adapters.bootstrap import Store
+from mnemolog.domain.ingest import EligibilityPolicy
+from mnemolog.domain.plan import ConsolidationPlan, Edit
+from mnemolog.domain.session import session_id_for
+from mnemolog.projections.queries import Reads
+from support.scripted_models import ScriptedConsolidator, ScriptedExtractor, memory
+from support.sessions import thread_id, write_rollout
+
+SECRET = "blue-falcon-42"
+SENTENCE = f"Deploy with {SECRET} on staging"  # every occurrence of SECRET sits inside this sentence
+API = "git:github.com/acme/api"
+ALL = EligibilityPolicy(max_age=None)
+
+
+def raw(task: str, knowledge: str) -> str:
+    """A stage-1 raw memory in Codex's shape."""
+    return (
+        f"---\ndescription: {task}\ntask: {task}\ntask_group: api\ntask_outcome: success\n"
+        f"keywords: api, deploy\n---\n### Task 1\nReusable knowledge:\n- {knowledge}\n"
+    )
+
+
+def value_memory() -> Any:
+    return memory(f"{SENTENCE}. Deployed.", raw("deploy staging", f"{SENTENCE}."), slug="deploy staging")
+
+
+def clean_memory(n: int) -> Any:
+    return memory(f"Added endpoint {n}.", raw(f"add endpoint {n}", f"endpoint {n} streams CSV in chunks"), slug=f"endpoint {n}")
+
+
+@dataclass
+class Scenario:
+    """One store with a source session (S1) that carries the value and a clean one (S2)."""
+
+    store: Store
+    folder: Path
+    adversarial: bool = False  # later: the extractor also writes the value into sessions that never held it
+    rounds: int = 0
+    threads: list[str] = field(default_factory=list)
+
+    @property
+    def source(self) -> UUID:
+        return session_id_for("codex", thread_id(1))
+
+    def extractor(self) -> ScriptedExtractor:
+        def answer(transcript: Any) -> Any:
+            text = " ".join(i.text for i in transcript.items)
+            if transcript.meta.native_id == thread_id(1) or self.adversarial or SECRET in text:
+                return value_memory()
+            return clean_memory(int(transcript.meta.native_id.rsplit("-", 1)[1], 16))
+
+        return ScriptedExtractor(default=answer)
+
+    def consolidator(self) -> ScriptedConsolidator:
+        """Adds the value (citing S1, whatever happened to it) and a clean item per clean input; keeps every item."""
+
+        def plan(request: Any) -> ConsolidationPlan:
+            edits = [
+                Edit(op="add", kind="knowledge", scope=API, task_group="api", title="Deploy to staging", text=f"{SENTENCE}.",
+                     keywords=("deploy", SECRET), evidence=(str(self.source),), reason="the session says so")
+            ]
+            known = {i.text for i in request.items}
+            for inp in request.inputs:
+                text = f"Notes from {inp.session_id[:8]}: endpoints stream CSV in chunks."
+                if inp.session_id != str(self.source) and text not in known:
+                    edits.append(Edit(op="add", kind="knowledge", scope=API, task_group="api", title="CSV export",
+                                      text=text, keywords=("csv",), evidence=(inp.session_id,), reason="reusable"))
+            return ConsolidationPlan(edits=tuple(edits), user_profile="Deploys often.")
+
+        return ScriptedConsolidator(default=plan)
+
+    def write(self, n: int, text: str, when: str) -> None:
+        write_rollout(self.folder, thread_id(n), text, when=when)
+        self.threads.append(thread_id(n))
+
+    def round(self) -> Any:
+        """Ingest, extract, consolidate once."""
+        pipeline.ingest(self.store, [self.folder], ALL)
+        pipeline.extract(self.store, self.extractor(), ALL)
+        self.rounds += 1
+        return pipeline.run_consolidation(self.store, self.consolidator(), all_sessions=True)
+
+    def value_items(self) -> list[UUID]:
+        return [i.item_id for i in Reads(self.store.view).active_items() if SECRET in i.text]
+
+
+def start(store: Store, tmp_path: Path) -> Scenario:
+    """Two sessions ingested, extracted, consolidated: the value is in memory."""
+    scenario = Scenario(store, tmp_path / "sessions")
+    scenario.write(1, f"{SENTENCE}, please. Then run make test.", "2026-10-20T10:00:00.000Z")
+    scenario.write(2, "Add the export endpoint.", "2026-10-21T10:00:00.000Z")
+    result = scenario.round()
+    assert result.status == "completed", result.detail
+    assert scenario.value_items(), "the value should be in memory before it is forgotten"
+    return scenario
+
+
+def everything_an_agent_reads(store: Store) -> dict[str, str]:
+    """Every rendered file (whole store and the project) and every projection table, as text."""
+    seen: dict[str, str] = {}
+    for name, text in pipeline.render_files(store).items():
+        seen[f"folder/{name}"] = text
+    for name, text in pipeline.render_files(store, API).items():
+        seen[f"project-folder/{name}"] = text
+    for name, rows in Reads(store.view).dump().items():
+        seen[f"table/{name}"] = json.dumps(rows, default=str)
+    return seen
