@@ -8,10 +8,9 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from support.shared_fixtures import shared_fixture
-
 from mnemolog.adapters.tokens import count_tokens
 from mnemolog.projections.folder_validator import validate_folder
+from support.shared_fixtures import shared_fixture
 
 ROOT = Path(__file__).resolve().parents[2]
 
