@@ -59,7 +59,7 @@ def _style_problems(name: str, text: str, *, bullet_sections: bool) -> list[str]
             problems.append(f"{name}:{number}: bullets must use '-', not '*' or '+'")
         if bullet_sections and section != "User Profile" and _NUMBERED.match(line):
             problems.append(f"{name}:{number}: numbered list in a bullet section")
-        if "**" in line:
+        if "**" in "".join(line.split("`")[::2]):  # bold outside code spans
             problems.append(f"{name}:{number}: bold text ('**') is not allowed")
     return problems
 

@@ -65,9 +65,15 @@ def item_order_key(item: FolderItem) -> tuple[int, int, float, str]:
     )
 
 
+def strip_bold(text: str) -> str:
+    """Remove ``**`` outside code spans (a glob like ``'**/*.py'`` inside backticks is kept)."""
+    parts = text.split("`")
+    return "`".join(part if index % 2 else part.replace("**", "") for index, part in enumerate(parts))
+
+
 def _inline(text: str) -> str:
     """One line of plain text: whitespace collapsed, no bold, no forged item markers."""
-    text = text.replace("**", "").replace("[item:", "(item:")
+    text = strip_bold(text).replace("[item:", "(item:")
     return " ".join(text.split())
 
 
@@ -297,7 +303,7 @@ def _clean_profile(profile: str, max_words: int) -> str:
     """At most ``max_words`` words, line layout kept; no headings, bold or non-``-`` bullets."""
     lines = []
     for raw in profile.replace("\r\n", "\n").split("\n"):
-        line = raw.replace("**", "").rstrip()
+        line = strip_bold(raw).rstrip()
         line = _BULLET_LIKE.sub(r"\1- ", line)
         if line.lstrip().startswith("#"):
             line = line.lstrip().lstrip("#").strip()

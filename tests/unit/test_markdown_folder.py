@@ -241,3 +241,9 @@ def test_ordering_trust_then_usage_then_newer_then_id() -> None:
     tips = summary.split("## General Tips\n", 1)[1].split("\n## ", 1)[0]
     order = [line.split(":")[0] for line in tips.splitlines() if line.startswith("- ")]
     assert order == ["- tip3", "- tip4", "- tip5", "- tip2", "- tip1"]
+
+
+def test_bold_is_removed_but_globs_in_code_spans_survive() -> None:
+    from mnemolog.projections.markdown_folder import strip_bold
+
+    assert strip_bold("**Always** run `rg --glob '!**/*.map'`") == "Always run `rg --glob '!**/*.map'`"
