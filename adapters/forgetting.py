@@ -141,7 +141,7 @@ def retire_orphans(store: Store) -> tuple[UUID, ...]:
     gone = frozenset(UUID(r["id"]) for r in rows)
     if not gone:
         return ()
-    retired = forget.retire_orphans(store.app, reads.active_items(), gone, "session polluted, disabled, deleted or pruned")
+    retired: tuple[UUID, ...] = forget.retire_orphans(store.app, reads.active_items(), gone, "session polluted, disabled, deleted or pruned")
     store.catch_up()
     return retired
 

@@ -17,6 +17,7 @@ from urllib.parse import unquote, urlparse
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mnemolog.adapters import reading
 from mnemolog.adapters.bootstrap import Store
 from mnemolog.adapters.settings import load_settings
@@ -107,7 +108,10 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
         kind, trust (accepted, proposed, doubted) and validity.
         """
         project = await resolver.project(ctx)
-        hits = reading.search(store(), query, project, kind, max(1, min(limit, 50)))
+        try:
+            hits = reading.search(store(), query, project, kind, max(1, min(limit, 50)))
+        except ValueError as error:  # an unknown kind
+            raise ToolError(str(error)) from error
         return {"project": project, "hits": [reading.hit_dict(h) for h in hits]}
 
     @server.tool()
@@ -116,7 +120,7 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
         project = await resolver.project(ctx)
         item = reading.show_item(store(), item_id, project)
         if item is None:
-            raise ValueError(f"no memory item {item_id} in this project")
+            raise ToolError(f"no memory item {item_id} in this project")
         shown: dict[str, Any] = item.as_dict()
         return shown
 
@@ -130,7 +134,7 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
         text: str | None = reading.read_folder_file(store(), project, path, start_line, end_line)
         if text is None:
             files = ", ".join(reading.folder_index(store(), project))
-            raise ValueError(f"no memory file {path!r}; the folder holds: {files}")
+            raise ToolError(f"no memory file {path!r}; the folder holds: {files}")
         return text
 
     @server.tool()
@@ -138,12 +142,15 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
         """Leave a note for the next consolidation: intent 'remember' or 'correct'; scope 'project' or 'global'
         (the user, everywhere). To forget a value, the user runs `mnemolog forget` (a note would store it)."""
         if intent not in ("remember", "correct"):
-            raise ValueError("intent must be 'remember' or 'correct' (forgetting is `mnemolog forget`, run by the user)")
+            raise ToolError("intent must be 'remember' or 'correct' (forgetting is `mnemolog forget`, run by the user)")
         if scope not in ("project", "global"):
-            raise ValueError("scope must be 'project' or 'global'")
+            raise ToolError("scope must be 'project' or 'global'")
         project = await resolver.project(ctx)
         target = project if scope == "project" else "global"
-        note_id = reading.add_note(store(), text, intent, target, source="mcp")
+        try:
+            note_id = reading.add_note(store(), text, intent, target, source="mcp")
+        except ValueError as error:  # an empty note
+            raise ToolError(str(error)) from error
         return {"note": str(note_id), "intent": intent, "scope": target}
 
     @server.tool()
@@ -159,7 +166,7 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
 
         report = reading.record_citation(s, text, "mcp", read_file=read)
         if not report.citations:
-            raise ValueError("no citation found: give item ids as [item:<id>] or a <oai-mem-citation> block")
+            raise ToolError("no citation found: give item ids as [item:<id>] or a <oai-mem-citation> block")
         recorded: dict[str, Any] = report.as_dict()
         return recorded
 

@@ -19,7 +19,7 @@ from typing import Any
 from mnemolog.adapters.bootstrap import Store
 from mnemolog.adapters.forgetting import retire_orphans, scrub_transcript
 from mnemolog.adapters.redaction import redact, redact_transcript
-from mnemolog.adapters.scope import project_scope
+from mnemolog.adapters.scope import git_remote, project_scope
 from mnemolog.adapters.session_files import (
     SessionReadError,
     content_hash,
@@ -94,14 +94,18 @@ class IngestReport:
 def facts_for(transcript: Transcript, digest: str, redactions: int) -> SessionFacts:
     """The session facts recorded at ingest."""
     meta = transcript.meta
+    remote = meta.git_remote
+    if remote is None and meta.cwd and Path(meta.cwd).is_dir():
+        # Claude Code records no remote: ask the repository, so both agents share a scope.
+        remote = git_remote(meta.cwd)
     return SessionFacts(
         source=meta.source,
         native_id=meta.native_id,
         path=meta.path,
         cwd=meta.cwd,
-        scope=project_scope(meta.git_remote, meta.cwd),
+        scope=project_scope(remote, meta.cwd),
         git_branch=meta.git_branch,
-        git_remote=meta.git_remote,
+        git_remote=remote,
         agent_version=meta.agent_version,
         origin=meta.origin,
         interactive=meta.interactive and not meta.is_subagent,
@@ -282,6 +286,9 @@ def run_consolidation(
     store: Store, consolidator: Consolidator, since: datetime | None = None, all_sessions: bool = False
 ) -> PhaseTwoResult:
     """Run phase 2 once. ``since`` / ``all_sessions`` widen the retention window (a first import)."""
+    from mnemolog.adapters.reading import import_note_files  # reading builds on this module
+
+    import_note_files(store, store.settings.folder)  # Codex's ad-hoc notes in the memory folder
     store.catch_up()
     settings = store.settings
     retention = timedelta(days=settings.retention_days)

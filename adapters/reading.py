@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -22,7 +21,7 @@ from mnemolog.adapters.bootstrap import Store
 from mnemolog.adapters.citations import parse_citation_blocks, parse_citation_entry, parse_item_ids
 from mnemolog.adapters.pipeline import matcher_for, render_files
 from mnemolog.adapters.redaction import redact
-from mnemolog.adapters.scope import project_scope
+from mnemolog.adapters.scope import git_remote, project_scope
 from mnemolog.adapters.session_files import read_session
 from mnemolog.adapters.tokens import count_tokens, truncate_to_tokens
 from mnemolog.domain.forgetting import TombstoneMatcher
@@ -44,22 +43,6 @@ _PAGE = 500
 
 
 # ------------------------------------------------------------------ scope
-
-
-def git_remote(cwd: str) -> str | None:
-    """The ``origin`` remote of the repository at ``cwd`` (None without git, a repo or a remote)."""
-    try:
-        done = subprocess.run(
-            ["git", "-C", cwd, "config", "--get", "remote.origin.url"],
-            capture_output=True,
-            text=True,
-            timeout=5,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    remote = done.stdout.strip()
-    return remote if done.returncode == 0 and remote else None
 
 
 def scope_for_cwd(cwd: str | Path | None = None) -> str:
@@ -320,7 +303,7 @@ def show_item(store: Store, item_id: str, project: str) -> ItemView | None:
     text has left the view).
     """
     try:
-        wanted = str(UUID(item_id.strip().removeprefix("item:").strip("[]")))
+        wanted = str(UUID(item_id.strip().strip("[]").strip().removeprefix("item:")))
     except ValueError:
         return None
     store.catch_up()
@@ -519,9 +502,7 @@ def cite_session_file(store: Store, path: Path, read_file: FileReader | None = N
     transcript = read_session(path)
     meta = transcript.meta
     report = CitationReport()
-    texts: list[str] = []
     for index, ref in enumerate(transcript.citations):
-        texts.append("")
         key = f"ingest:{meta.source}:{meta.native_id}:{index}"
         session_ids = [session_id_for("codex", rid) for rid in ref.rollout_ids]
         cited = items_in_entries(ref.entries, read_file)
@@ -569,18 +550,10 @@ def add_note(store: Store, text: str, intent: str, scope: str, source: str = "cl
 
 
 def forget_via_note(store: Store, text: str, scope: str) -> Any:
-    """A forget request: place a tombstone through the domain's forget (the text is never stored)."""
-    from mnemolog.domain.forget import forget_value
+    """A forget request: the same tombstone as ``mnemolog forget`` (the text is never stored)."""
+    from mnemolog.adapters.forgetting import forget_value
 
-    store.catch_up()
-    reads = Reads(store.view)
-    sessions = [UUID(r["id"]) for r in reads.query(f"SELECT id FROM {table('sessions')} WHERE deleted = 0 ORDER BY id")]
-    result = forget_value(
-        store.app, store.tombstone_key(), text, scope, "forget requested with `mnemolog note --forget`",
-        reads.active_items(), sessions=sessions,
-    )
-    store.catch_up()
-    return result
+    return forget_value(store, text, scope, "forget requested with `mnemolog note --forget`")
 
 
 _FRONT_INTENT = re.compile(r"^\s*(?:intent|type|kind)\s*:\s*(\w+)", re.IGNORECASE | re.MULTILINE)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 from pathlib import PurePosixPath
 
 _SCP_LIKE = re.compile(r"^(?:(?P<user>[^@/\s]+)@)?(?P<host>[^:/\s]+):(?P<path>(?!//).*)$")
@@ -93,3 +94,19 @@ def _clean_path(path: str) -> str:
     if "\\" in path or re.match(r"^[A-Za-z]:", path):
         return path.rstrip("\\/") or path
     return str(PurePosixPath(path)) if path.startswith("/") else path.rstrip("/") or path
+
+
+def git_remote(cwd: str) -> str | None:
+    """The ``origin`` remote of the repository at ``cwd`` (None without git, a repo or a remote)."""
+    try:
+        done = subprocess.run(
+            ["git", "-C", cwd, "config", "--get", "remote.origin.url"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    remote = done.stdout.strip()
+    return remote if done.returncode == 0 and remote else None

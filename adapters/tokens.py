@@ -13,8 +13,6 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
-import bpe_openai
-
 ENCODING_NAME = "o200k_base"
 _CHUNK_CHARS = 50_000  # ≤ 4 bytes a char → ≤ 200k tokens, the tokenizer's limit
 
@@ -23,6 +21,8 @@ __all__ = ["ENCODING_NAME", "count_tokens", "encode", "tail_to_tokens", "truncat
 
 @lru_cache(maxsize=1)
 def _encoding() -> Any:
+    import bpe_openai  # imported on first use: it costs ~0.5 s at start-up
+
     return bpe_openai.get_encoding(ENCODING_NAME)
 
 

@@ -5,7 +5,13 @@ from __future__ import annotations
 import sys
 
 import typer
-from mnemolog.cli import forget_commands, history_commands, pipeline_commands, store_commands
+from mnemolog.cli import (
+    forget_commands,
+    history_commands,
+    pipeline_commands,
+    read_commands,
+    store_commands,
+)
 from mnemolog.cli.output import UserError, errors
 
 app = typer.Typer(
@@ -19,6 +25,7 @@ store_commands.register(app)
 pipeline_commands.register(app)
 forget_commands.register(app)
 history_commands.register(app)
+read_commands.register(app)
 
 
 def main() -> None:

@@ -30,8 +30,8 @@ def _as_uuid(text: str) -> UUID | None:
 
 def _print_story(story: dict[str, Any]) -> None:
     now = story["now"]
-    console.print(f"[bold]item {story['item']}[/bold] ({story['kind']}, scope {story['scope']}): {now['status']}, trust {now['trust']}", highlight=False)
-    console.print(f"  {now['title'] or ''} {now['text'] or ''}".rstrip(), highlight=False)
+    console.print(f"item {story['item']} ({story['kind']}, scope {story['scope']}): {now['status']}, trust {now['trust']}", highlight=False, markup=False)
+    console.print(f"  {now['title'] or ''} {now['text'] or ''}".rstrip(), highlight=False, markup=False)
     for session in story["sessions"]:
         console.print(
             f"  from {session.get('agent', '?')} session {session.get('native_id', session['session'])} "
@@ -39,7 +39,7 @@ def _print_story(story: dict[str, Any]) -> None:
             highlight=False,
         )
         for extraction in session["extractions"]:
-            console.print(f"    extracted {extraction['at']} by {extraction['model']}", highlight=False)
+            console.print(f"    extracted {extraction['at']} by {extraction['model']}", highlight=False, markup=False)
     for entry in story["timeline"]:
         line = f"  {entry['at']}  {entry['action']}"
         if entry["kind"] == "item":
@@ -49,13 +49,13 @@ def _print_story(story: dict[str, Any]) -> None:
                 line += f": {entry['reason']}"
         elif entry.get("tombstone"):
             line += f" {entry['tombstone']}"
-        console.print(line, highlight=False)
+        console.print(line, highlight=False, markup=False)
         if entry.get("before"):
-            console.print(f"      before: {entry['before']['text']}", highlight=False)
+            console.print(f"      before: {entry['before']['text']}", highlight=False, markup=False)
         if entry.get("after"):
-            console.print(f"      after:  {entry['after']['text']}", highlight=False)
+            console.print(f"      after:  {entry['after']['text']}", highlight=False, markup=False)
     cites = story["citations"]
-    console.print(f"  cited {cites['count']} time(s){', last ' + cites['last'] if cites['last'] else ''}", highlight=False)
+    console.print(f"  cited {cites['count']} time(s){', last ' + cites['last'] if cites['last'] else ''}", highlight=False, markup=False)
 
 
 def explain(
@@ -82,31 +82,31 @@ def explain(
         return
     _print_story(story)
     if len(candidates) > 1:
-        console.print("other candidates: " + ", ".join(c["item"] for c in candidates[1:]), highlight=False)
+        console.print("other candidates: " + ", ".join(c["item"] for c in candidates[1:]), highlight=False, markup=False)
 
 
 def _print_audit(report: dict[str, Any]) -> None:
     console.print(
-        f"[bold]consolidation {report['consolidation']}[/bold]: {report['status']} ({report['started_at']} .. {report['ended_at']}); "
+        f"consolidation {report['consolidation']}: {report['status']} ({report['started_at']} .. {report['ended_at']}); "
         f"model {report['model']}, prompt {report['prompt_hash']}, tokens {report['input_tokens']} in / {report['output_tokens']} out",
         highlight=False,
     )
     if report["error"]:
-        console.print(f"  error: {report['error']}", highlight=False)
+        console.print(f"  error: {report['error']}", highlight=False, markup=False)
     inputs = report["inputs"]
     console.print(f"  inputs: {len(inputs['selected'])} selected; +{len(inputs['added'])} ~{len(inputs['changed'])} -{len(inputs['removed'])}")
     for name in ("added", "changed", "removed"):
         for session in inputs[name]:
-            console.print(f"    {name} {session}", highlight=False)
+            console.print(f"    {name} {session}", highlight=False, markup=False)
     for edit in report["edits"]:
-        console.print(f"  {edit['op']} item {edit['item']} by {edit['by']}: {edit['reason']}", highlight=False)
+        console.print(f"  {edit['op']} item {edit['item']} by {edit['by']}: {edit['reason']}", highlight=False, markup=False)
         if edit["before"]:
-            console.print(f"      before: {edit['before']['text']}", highlight=False)
+            console.print(f"      before: {edit['before']['text']}", highlight=False, markup=False)
         if edit["after"]:
-            console.print(f"      after:  {edit['after']['text']}", highlight=False)
+            console.print(f"      after:  {edit['after']['text']}", highlight=False, markup=False)
     for override in report["overrides"]:
         subject = f"item {override['item_id']}" if override.get("item_id") else override.get("edit", "")
-        console.print(f"  code {override['action']} {subject}: {override['reason']}", highlight=False)
+        console.print(f"  code {override['action']} {subject}: {override['reason']}", highlight=False, markup=False)
 
 
 def audit(
@@ -177,7 +177,7 @@ def history(
         console.print(f"wrote {len(files)} files into {out}")
     elif items is not None:
         for i in items:
-            console.print(f"- {i['text']} [{i['scope']}] (valid from {i['valid_from']}) [item:{i['item']}]", highlight=False)
+            console.print(f"- {i['text']} [{i['scope']}] (valid from {i['valid_from']}) [item:{i['item']}]", highlight=False, markup=False)
     else:
         console.print(files.get("memory_summary.md", ""), highlight=False, markup=False)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Protocol
 from uuid import UUID
@@ -20,7 +20,7 @@ from mnemolog.domain.consolidation import (
 from mnemolog.domain.forgetting import TombstoneMatcher
 from mnemolog.domain.memory_item import EditedBy, MemoryItem
 from mnemolog.domain.note import Note
-from mnemolog.domain.plan_checks import CurrentItem, check_plan, code_retirements
+from mnemolog.domain.plan_checks import CurrentItem, check_plan, code_retirements, droppable_edits
 from mnemolog.domain.ports import (
     ConsolidationRequest,
     Consolidator,
@@ -192,8 +192,9 @@ def consolidate(
 
     selected_scopes = {sid: s.scope for sid, s in sessions.items()}
     global_notes = frozenset(UUID(n.note_id) for n in notes if n.scope == "global")
+    plan, dropped = droppable_edits(answer.plan, handles)
     problems = check_plan(
-        answer.plan, handles=handles, selected_scopes=selected_scopes, global_note_ids=global_notes, matcher=matcher
+        plan, handles=handles, selected_scopes=selected_scopes, global_note_ids=global_notes, matcher=matcher
     )
     if problems:
         return finish_failed(
@@ -207,7 +208,7 @@ def consolidate(
     changed_items: dict[UUID, MemoryItem] = {}
     new_items: list[MemoryItem] = []
     counts = {"added": 0, "revised": 0, "retired": 0, "invalidated": 0}
-    for edit in answer.plan.edits:
+    for edit in plan.edits:
         evidence = tuple(sorted({UUID(e) for e in edit.evidence if UUID(e) in selected_scopes}, key=str))
         if edit.op == "add":
             new_items.append(
@@ -246,7 +247,11 @@ def consolidate(
             counts["invalidated"] += 1
 
     touched = frozenset(i for i, it in changed_items.items() if not it.is_active)
-    overrides = code_retirements(items, reads.live_session_ids(), matcher, touched)
+    # Judge evidence as the plan left it: a revise may have given an item new evidence.
+    after_plan = [
+        replace(i, evidence=tuple(changed_items[i.item_id].evidence)) if i.item_id in changed_items else i for i in items
+    ]
+    overrides = code_retirements(after_plan, reads.live_session_ids(), matcher, touched)
     for override in overrides:
         assert override.item_id is not None
         item = changed_items.get(override.item_id) or app.repository.get(override.item_id)
@@ -262,7 +267,7 @@ def consolidate(
 
     run.complete(
         **counts,
-        overrides=tuple(overrides),
+        overrides=(*dropped, *overrides),
         model=answer.model,
         prompt_hash=answer.prompt_hash,
         input_tokens=answer.usage.input_tokens,
@@ -277,7 +282,7 @@ def consolidate(
     except IntegrityError:
         return finish_failed("memory changed while consolidating (e.g. a forget); nothing was applied")
     result.status = "completed"
-    result.overrides = list(overrides)
+    result.overrides = [*dropped, *overrides]
     for key, value in counts.items():
         setattr(result, key, value)
     return result

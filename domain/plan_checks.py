@@ -68,8 +68,7 @@ def check_plan(
     for index, edit in enumerate(plan.edits):
         target = handles.get(edit.target or "") if edit.target else None
         if edit.op != "add" and target is None:
-            reject(index, edit, f"unknown item handle {edit.target!r}")
-            continue
+            continue  # dropped on its own by droppable_edits
         if edit.op in ("retire", "invalidate"):
             continue
         ids, bad = _parse_ids(edit.evidence)
@@ -97,6 +96,31 @@ def check_plan(
         if any(matcher.find(t, subject_scope) or matcher.find(t, GLOBAL_SCOPE) for t in texts):
             reject(index, edit, "the edit contains a forgotten value (tombstone)")
     return problems
+
+
+def droppable_edits(plan: ConsolidationPlan, handles: Mapping[str, CurrentItem]) -> tuple[ConsolidationPlan, list[Override]]:
+    """Edits code drops one by one while the rest of the plan still applies.
+
+    An edit whose target handle names no current item, or a second edit of an
+    item the plan already edits, cannot be applied, but says nothing against
+    the plan's other edits (unlike evidence or scope violations, which reject
+    the whole plan).
+    """
+    kept: list[Edit] = []
+    dropped: list[Override] = []
+    edited: set[str] = set()
+    for index, edit in enumerate(plan.edits):
+        if edit.op != "add":
+            target = handles.get(edit.target or "")
+            if target is None:
+                dropped.append(Override(action="rejected", reason=f"unknown item handle {edit.target!r}", edit=describe_edit(edit, index)))
+                continue
+            if edit.target in edited:
+                dropped.append(Override(action="rejected", reason=f"{edit.target} is already edited by this plan", edit=describe_edit(edit, index), item_id=target.item_id))
+                continue
+            edited.add(edit.target or "")
+        kept.append(edit)
+    return plan.model_copy(update={"edits": tuple(kept)}), dropped
 
 
 def code_retirements(

@@ -7,7 +7,7 @@ after; what code overrode or rejected and why; model, prompt hash, tokens.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 from uuid import UUID
 
 from mnemolog.domain.application import MnemologApp
@@ -99,8 +99,8 @@ def audit_run(app: MnemologApp, run_id: UUID, matcher: TombstoneMatcher) -> dict
         edit: dict[str, Any] = {
             "item": str(e.originator_id),
             "op": op,
-            "by": e.by.value,
-            "reason": scrub_all(e.reason, matcher),
+            "by": cast(Any, e).by.value,  # every item event carries who and why
+            "reason": scrub_all(cast(Any, e).reason, matcher),
             "before": _shown(before, matcher) if op != "add" else None,
             "after": _shown(after or None, matcher) if op in ("add", "revise") else None,
         }

@@ -11,6 +11,8 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from mnemolog.projections.markdown_folder import code_span_flags
+
 SUMMARY_FILE = "memory_summary.md"
 MEMORY_FILE = "MEMORY.md"
 RAW_MEMORIES_FILE = "raw_memories.md"
@@ -59,7 +61,7 @@ def _style_problems(name: str, text: str, *, bullet_sections: bool) -> list[str]
             problems.append(f"{name}:{number}: bullets must use '-', not '*' or '+'")
         if bullet_sections and section != "User Profile" and _NUMBERED.match(line):
             problems.append(f"{name}:{number}: numbered list in a bullet section")
-        if "**" in "".join(line.split("`")[::2]):  # bold outside code spans
+        if "**" in "".join(part for part, code in code_span_flags(line) if not code):
             problems.append(f"{name}:{number}: bold text ('**') is not allowed")
     return problems
 

@@ -21,7 +21,7 @@ def log_events(app: MnemologApp, until: datetime | None = None, batch: int = 500
         if not notifications:
             return
         for n in notifications:
-            event = app.mapper.to_domain_event(n)
+            event: Any = app.mapper.to_domain_event(n)
             if until is not None and event.timestamp > until:
                 continue
             yield n.id, event

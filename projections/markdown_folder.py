@@ -65,10 +65,16 @@ def item_order_key(item: FolderItem) -> tuple[int, int, float, str]:
     )
 
 
+def code_span_flags(text: str) -> list[tuple[str, bool]]:
+    """``text`` split at backticks, each piece with whether it is inside a code span."""
+    parts = text.split("`")
+    closed = len(parts) if len(parts) % 2 == 1 else len(parts) - 1  # parts inside matched pairs
+    return [(part, index % 2 == 1 and index < closed) for index, part in enumerate(parts)]
+
+
 def strip_bold(text: str) -> str:
     """Remove ``**`` outside code spans (a glob like ``'**/*.py'`` inside backticks is kept)."""
-    parts = text.split("`")
-    return "`".join(part if index % 2 else part.replace("**", "") for index, part in enumerate(parts))
+    return "`".join(part if code else part.replace("**", "") for part, code in code_span_flags(text))
 
 
 def _inline(text: str) -> str:
@@ -328,7 +334,7 @@ def _preference_line(view: _View, item: FolderItem) -> str:
 
 def _tip_line(view: _View, item: FolderItem) -> str:
     title, text = _inline(item.title), _short(item.text)
-    repeated = bool(title) and text.casefold().startswith(title.casefold())
+    repeated = bool(title) and text.casefold().startswith(title.rstrip("…").casefold())
     body = f"{title}: {text}" if title and text and not repeated else (text or title)
     return f"- {body}{_scope_suffix(view, item)}{_marker(item)}"
 

@@ -156,8 +156,11 @@ def _session(sql: Sql, e: Any) -> None:
     _update(sql, "sessions", sid, values)
 
 
-def _search_put(sql: Sql, item_id: str, scope: str, kind: str, title: str, text: str, keywords: tuple[str, ...]) -> None:
-    sql.run(f"DELETE FROM {table('search')} WHERE item_id = ?", [item_id])
+def _search_put(
+    sql: Sql, item_id: str, scope: str, kind: str, title: str, text: str, keywords: tuple[str, ...], fresh: bool = False
+) -> None:
+    if not fresh:  # on FTS5 this DELETE scans the whole index (item_id is unindexed): skip it for a new item
+        sql.run(f"DELETE FROM {table('search')} WHERE item_id = ?", [item_id])
     _insert(
         sql,
         "search",
@@ -200,7 +203,7 @@ def _item(sql: Sql, e: Any) -> None:
             },
         )
         _set_evidence(sql, iid, e.evidence)
-        _search_put(sql, iid, e.scope, e.kind, e.title, e.text, e.keywords)
+        _search_put(sql, iid, e.scope, e.kind, e.title, e.text, e.keywords, fresh=True)
         return
     row = sql.one(f"SELECT * FROM {table('items')} WHERE id = ?", [iid])
     if row is None:  # pragma: no cover - an item event always follows its Added

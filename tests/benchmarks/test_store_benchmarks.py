@@ -12,11 +12,10 @@ import time
 from pathlib import Path
 
 import pytest
-from support.scenarios import TRANSCRIPT, facts
-
 from mnemolog.adapters.bootstrap import open_store
 from mnemolog.adapters.settings import Settings
 from mnemolog.domain.session import Session
+from support.scenarios import TRANSCRIPT, facts
 
 pytestmark = pytest.mark.benchmark
 

@@ -11,9 +11,6 @@ from uuid import UUID
 
 import pytest
 from eventsourcing.persistence import StoredEvent
-from support.scripted_models import ScriptedConsolidator, ScriptedExtractor, memory
-from support.sessions import thread_id, write_rollout
-
 from mnemolog.adapters import pipeline
 from mnemolog.adapters.heuristic import HeuristicConsolidator
 from mnemolog.adapters.tokens import count_tokens
@@ -26,6 +23,8 @@ from mnemolog.domain.session import session_id_for
 from mnemolog.domain.tombstone import Tombstone
 from mnemolog.projections.folder_validator import validate_folder
 from mnemolog.projections.queries import Reads
+from support.scripted_models import ScriptedConsolidator, ScriptedExtractor, memory
+from support.sessions import thread_id, write_rollout
 
 ALL = EligibilityPolicy(max_age=None)
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"

@@ -14,6 +14,7 @@ from mnemolog.domain.ingest import EligibilityPolicy
 from mnemolog.domain.plan import ConsolidationPlan, Edit
 from mnemolog.domain.session import session_id_for
 from mnemolog.projections.queries import Reads
+
 from support.scripted_models import ScriptedConsolidator, ScriptedExtractor, memory
 from support.sessions import thread_id, write_rollout
 
@@ -48,6 +49,7 @@ class Scenario:
     adversarial: bool = False  # later: the extractor also writes the value into sessions that never held it
     rounds: int = 0
     threads: list[str] = field(default_factory=list)
+    consolidations_seen: list[Any] = field(default_factory=list)  # the answers the scripted model gave
 
     @property
     def source(self) -> UUID:
@@ -78,7 +80,16 @@ class Scenario:
                                       text=text, keywords=("csv",), evidence=(inp.session_id,), reason="reusable"))
             return ConsolidationPlan(edits=tuple(edits), user_profile="Deploys often.")
 
-        return ScriptedConsolidator(default=plan)
+        consolidator = ScriptedConsolidator(default=plan)
+        original = consolidator.consolidate
+
+        def recording(request: Any) -> Any:
+            answer = original(request)
+            self.consolidations_seen.append(answer)
+            return answer
+
+        consolidator.consolidate = recording  # type: ignore[method-assign]
+        return consolidator
 
     def write(self, n: int, text: str, when: str) -> None:
         write_rollout(self.folder, thread_id(n), text, when=when)

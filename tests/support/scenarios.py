@@ -14,10 +14,11 @@ from mnemolog.domain.consolidation import (
     PhaseTwoLease,
     SelectedInput,
 )
+from mnemolog.domain.forgetting import TombstoneMatcher, TombstoneRule, fingerprint
 from mnemolog.domain.memory_item import EditedBy, MemoryItem, Trust
 from mnemolog.domain.note import Note
 from mnemolog.domain.session import Session, SessionFacts, SessionMode
-from mnemolog.domain.tombstone import Tombstone
+from mnemolog.domain.tombstone import Tombstone, tombstone_id_for
 from mnemolog.domain.transcript import ItemKind, TranscriptItem
 
 T0 = datetime(2026, 10, 1, 9, 30, tzinfo=UTC)
@@ -56,6 +57,11 @@ TRANSCRIPT = (
 )
 
 
+def _matcher_for(value: str) -> TombstoneMatcher:
+    digest, width = fingerprint(b"scenario-key", value)
+    return TombstoneMatcher(b"scenario-key", [TombstoneRule(tombstone_id_for(digest, "global"), digest, width, "global")])
+
+
 def every_event(app: MnemologApp) -> dict[str, UUID]:
     """Append at least one event of every type; returns the ids of what it made."""
     now = T0 + timedelta(days=1)
@@ -76,6 +82,7 @@ def every_event(app: MnemologApp) -> dict[str, UUID]:
         plain_input_tokens=4000,
         redactions=0,
     )
+    s1.scrub(_matcher_for("flaky retry"))  # Session.Scrubbed: a forgotten value cut out of the stored texts
     s2 = Session(facts=facts("019a0000-0000-7000-8000-000000000002"), transcript=TRANSCRIPT)
     s2.change_mode(SessionMode.POLLUTED, "used external context: web search")
     s2.record_nothing("heuristic", "def")

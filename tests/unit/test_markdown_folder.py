@@ -247,3 +247,9 @@ def test_bold_is_removed_but_globs_in_code_spans_survive() -> None:
     from mnemolog.projections.markdown_folder import strip_bold
 
     assert strip_bold("**Always** run `rg --glob '!**/*.map'`") == "Always run `rg --glob '!**/*.map'`"
+
+
+def test_an_unmatched_backtick_opens_no_code_span() -> None:
+    from mnemolog.projections.markdown_folder import strip_bold
+
+    assert strip_bold("`rg --glob '!**/*.map'…: **bold**") == "`rg --glob '!/*.map'…: bold"

@@ -1,0 +1,268 @@
+"""The read path: context, search, show, cite, note, mcp.
+
+Every read is for the project of a working folder (``--cwd``, default the
+current one): items scoped to it or to the user (global), never another
+project's.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+from mnemolog.adapters import reading
+from mnemolog.adapters.session_files import SessionReadError
+from mnemolog.cli.context import store
+from mnemolog.cli.output import Exit, UserError, console, emit_json, errors
+from rich.markup import escape
+
+JSON = typer.Option(False, "--json", help="Print JSON.")
+CWD = typer.Option(None, "--cwd", help="The working folder whose project is read (default: the current folder).")
+
+
+def _scope(cwd: Path | None) -> str:
+    if cwd is not None and not cwd.expanduser().is_dir():
+        raise UserError(f"not a folder: {escape(str(cwd))}", Exit.USAGE)
+    return reading.scope_for_cwd(cwd)
+
+
+def _stdin_text() -> str:
+    return "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+
+
+def _hook_input() -> dict[str, Any]:
+    text = _stdin_text()
+    try:
+        data = json.loads(text) if text.strip() else {}
+    except json.JSONDecodeError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def context(
+    cwd: Path | None = CWD,
+    hook: bool = typer.Option(False, "--hook", help="Read a Claude Code hook's JSON on stdin and take its cwd."),
+    budget: int | None = typer.Option(None, "--budget", help="Token budget (default: the context_tokens setting)."),
+    json_out: bool = typer.Option(False, "--json", help="Print Claude Code's SessionStart hook JSON instead of plain text."),
+) -> None:
+    """What an agent receives when a session starts: how to use memory, and the memory of this project and the user."""
+    folder = cwd
+    if folder is None and hook:
+        hook_folder = _hook_input().get("cwd")
+        folder = Path(hook_folder) if isinstance(hook_folder, str) and hook_folder.strip() else None
+        if folder is not None and not folder.is_dir():
+            folder = None  # the session's folder is gone: read the current one
+    project = _scope(folder)
+    with store() as s:
+        result = reading.context_text(s, project, budget)
+    if json_out:
+        emit_json({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": result.text}})
+    else:
+        sys.stdout.write(result.text)
+
+
+def _validity(hit: dict[str, Any]) -> str:
+    start = (hit["valid_from"] or "")[:10] or "?"
+    end = (hit["valid_to"] or "")[:10] or "now"
+    return f"valid {start}..{end}"
+
+
+def search(
+    query: str = typer.Argument(..., help="Words to look for."),
+    cwd: Path | None = CWD,
+    kind: str | None = typer.Option(None, "--kind", help="Only this kind: preference, knowledge, failure, task, skill."),
+    limit: int = typer.Option(20, "--limit", min=1, max=200, help="At most N hits."),
+    json_out: bool = JSON,
+) -> None:
+    """Full-text search over current memory of this project and the user, best first."""
+    if kind is not None and kind not in reading.KINDS:
+        raise UserError(f"unknown kind {kind!r} (expected one of {', '.join(reading.KINDS)})", Exit.USAGE)
+    project = _scope(cwd)
+    with store() as s:
+        hits = [reading.hit_dict(h) for h in reading.search(s, query, project, kind, limit)]
+    if json_out:
+        emit_json({"project": project, "query": query, "hits": hits})
+        return
+    if not hits:
+        console.print(f"no memory matches {query!r} in {project} (or global)", highlight=False, markup=False)
+        return
+    for hit in hits:
+        used = f", used {hit['use_count']}x" if hit["use_count"] else ""
+        console.print(
+            f"{hit['id']}  {hit['kind']}  {hit['trust']}  {_validity(hit)}  {hit['scope']}{used}",
+            highlight=False, markup=False,
+        )
+        body = reading._inline(f"{hit['title']}: {hit['text']}" if hit["title"] else hit["text"])
+        console.print(f"    {body[:300]}", highlight=False, markup=False, soft_wrap=True)
+
+
+def show(
+    item: str = typer.Argument(..., help="An item id (as printed by search, or [item:<id>])."),
+    cwd: Path | None = CWD,
+    json_out: bool = JSON,
+) -> None:
+    """One memory item with its status, trust, validity, usage and evidence."""
+    project = _scope(cwd)
+    with store() as s:
+        found = reading.show_item(s, item, project)
+    if found is None:
+        raise UserError(f"no item {escape(item)} in {project} (or global)", Exit.NOT_FOUND)
+    data = found.as_dict()
+    if json_out:
+        emit_json(data)
+        return
+    out = [
+        f"item      {data['id']}",
+        f"kind      {data['kind']}   scope {data['scope']}   group {data['task_group'] or '-'}",
+        f"status    {data['status']}   trust {data['trust']}   revision {data['revision']}",
+        f"valid     {data['valid_from'] or '?'} .. {data['valid_to'] or 'now'}",
+        f"updated   {data['updated_at']}   used {data['use_count']}x (last {data['last_used'] or 'never'})",
+        f"title     {data['title']}",
+        f"keywords  {', '.join(data['keywords']) or '-'}",
+        "",
+        data["text"] or "(no text: the item is not current; `mnemolog explain` reads its history)",
+        "",
+        f"evidence ({len(data['evidence'])} sessions in this project"
+        + (f", {data['evidence_in_other_projects']} elsewhere" if data["evidence_in_other_projects"] else "")
+        + ")",
+    ]
+    for e in data["evidence"]:
+        out.append(f"- {e['source']} {e['native_id']}  {e['updated_at'] or ''}  cwd={e['cwd']}")
+        if e["summary"]:
+            out.append("    " + reading._inline(e["summary"])[:400])
+    sys.stdout.write("\n".join(out) + "\n")
+
+
+def cite(
+    file: Path | None = typer.Argument(None, help="A file holding the agent's output (default: stdin)."),
+    session: Path | None = typer.Option(None, "--session", help="A recorded session file (Codex rollout or Claude Code transcript)."),
+    hook: bool = typer.Option(False, "--hook", help="Read a Claude Code hook's JSON on stdin and cite its transcript."),
+    citing_session: str | None = typer.Option(None, "--citing-session", help="Id of the session that cites (kept with the citation)."),
+    json_out: bool = JSON,
+) -> None:
+    """Record that an agent used memory: Codex citation blocks and [item:<id>] markers in its output."""
+    with store() as s:
+        folder = reading.disk_folder_reader(s.settings.folder) if s.settings.folder.is_dir() else None
+        if hook:
+            path = _hook_input().get("transcript_path")
+            if not isinstance(path, str) or not path:
+                raise UserError("the hook input on stdin has no transcript_path")
+            session = Path(path)
+        if session is not None:
+            try:
+                report = reading.cite_session_file(s, session, folder)
+            except SessionReadError as error:
+                raise UserError(str(error)) from error
+        else:
+            if file is not None:
+                try:
+                    text = file.read_text(encoding="utf-8", errors="replace")
+                except OSError as error:
+                    raise UserError(f"cannot read {file}: {error}") from error
+            else:
+                text = _stdin_text()
+            report = reading.record_citation(s, text, "cli", citing_session=citing_session, read_file=folder)
+    if json_out:
+        emit_json(report.as_dict())
+    elif report.citations:
+        console.print(
+            f"recorded {report.citations} citation(s): {len(report.item_ids)} items, "
+            f"{len(report.session_ids)} sessions",
+            highlight=False,
+        )
+    else:
+        console.print("no new citation found (nothing recorded)")
+    for unknown in report.unknown_items:
+        errors.print(f"[yellow]warning:[/yellow] no item {unknown}: not recorded", highlight=False)
+
+
+def note(
+    text: list[str] = typer.Argument(None, help="What to remember, correct or forget."),
+    correct: bool = typer.Option(False, "--correct", help="A correction of what memory says."),
+    forget: bool = typer.Option(False, "--forget", help="Forget this value (places a tombstone; the text is not stored)."),
+    scope: str | None = typer.Option(None, "--scope", help="project | global (default: project; global for --forget)."),
+    cwd: Path | None = CWD,
+    import_files: bool = typer.Option(False, "--import-files", help="Record Codex's notes files (extensions/ad_hoc/notes/*.md) from the memory folder."),
+    folder: Path | None = typer.Option(None, "--folder", help="The memory folder for --import-files (default: the configured one)."),
+    json_out: bool = JSON,
+) -> None:
+    """Leave a note the next consolidation applies (append-only); --forget places a tombstone now."""
+    if correct and forget:
+        raise UserError("choose one of --correct and --forget", Exit.USAGE)
+    if scope not in (None, "project", "global"):
+        raise UserError("--scope is project or global", Exit.USAGE)
+    words = " ".join(text or []).strip()
+    if import_files:
+        if words:
+            raise UserError("--import-files takes no text", Exit.USAGE)
+        with store() as s:
+            imported = reading.import_note_files(s, folder or s.settings.folder)
+        if json_out:
+            emit_json(imported.as_dict())
+        else:
+            console.print(
+                f"notes files: {len(imported.imported)} imported, {len(imported.already)} already recorded, "
+                f"{len(imported.skipped)} skipped", highlight=False,
+            )
+            for skip in imported.skipped:
+                errors.print(f"[yellow]skipped[/yellow] {skip['file']}: {skip['reason']}", highlight=False, markup=True)
+        return
+    if not words:
+        raise UserError("a note needs text", Exit.USAGE)
+    chosen = scope or ("global" if forget else "project")
+    target = "global" if chosen == "global" else _scope(cwd)
+    if forget:
+        _forget(words, target, json_out)
+        return
+    intent = "correct" if correct else "remember"
+    with store() as s:
+        note_id = reading.add_note(s, words, intent, target)
+    if json_out:
+        emit_json({"note": str(note_id), "intent": intent, "scope": target})
+    else:
+        console.print(f"noted ({intent}, {target}): the next consolidation applies it", highlight=False)
+
+
+def _forget(value: str, scope: str, json_out: bool) -> None:
+    with store() as s:
+        try:
+            result = reading.forget_via_note(s, value, scope)
+        except ValueError as error:
+            raise UserError(str(error), Exit.USAGE) from error
+    if json_out:
+        emit_json(
+            {
+                "tombstone": str(result.tombstone_id),
+                "scope": scope,
+                "retired": [str(i) for i in result.retired],
+                "already": result.already,
+            }
+        )
+    else:
+        state = "was already forgotten" if result.already else "is forgotten"
+        console.print(
+            f"the value {state} in {scope} (tombstone {result.tombstone_id}); {len(result.retired)} items retired",
+            highlight=False,
+        )
+
+
+def mcp(cwd: Path | None = CWD) -> None:
+    """Serve the read path as MCP tools over stdio (project from the client's roots, else --cwd)."""
+    from mnemolog.adapters.mcp_server import run_stdio
+
+    if cwd is not None and not cwd.expanduser().is_dir():
+        raise UserError(f"not a folder: {escape(str(cwd))}", Exit.USAGE)
+    run_stdio(str(cwd) if cwd else None)
+
+
+def register(app: typer.Typer) -> None:
+    """Add these commands to the app."""
+    app.command()(context)
+    app.command()(search)
+    app.command()(show)
+    app.command()(cite)
+    app.command()(note)
+    app.command()(mcp)

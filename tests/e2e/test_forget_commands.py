@@ -1,0 +1,76 @@
+"""forget, lift, explain, audit, history, prune and reset as a user runs them."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+from mnemolog.adapters.bootstrap import open_store
+from mnemolog.adapters.settings import Settings
+from support.cli import run_cli
+from support.forgetting import SECRET, start
+from support.stores import FixedClock
+
+
+def test_forget_then_read_the_story(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    store = open_store(Settings(home=home), clock=FixedClock())
+    try:
+        sc = start(store, tmp_path)
+        item_id = str(sc.value_items()[0])
+    finally:
+        store.close()
+    env = {"MNEMOLOG_HOME": str(home)}
+    time.sleep(0.01)
+    before_forget = datetime.now(UTC).isoformat()
+    time.sleep(0.01)
+
+    forgot = run_cli("forget", SECRET, "--json", env=env)
+    assert forgot.code == 0, forgot.err
+    data = forgot.json()
+    assert data["retired"] == [item_id] and data["scope"] == "global" and not data["already"]
+    tombstone = data["tombstone"]
+    plain = run_cli("forget", "-", env=env, stdin=SECRET.upper() + "\n")
+    assert plain.code == 0 and f"tombstone {tombstone} was already in force" in plain.out
+    for result in (forgot, plain):
+        assert "falcon" not in (result.out + result.err).lower()
+
+    story = run_cli("explain", item_id, "--json", env=env)
+    assert story.code == 0, story.err
+    told = story.json()
+    assert told["now"]["status"] == "retired" and [h["action"] for h in told["history"]] == ["added", "retired"]
+    assert told["history"][1]["tombstone"] == tombstone and told["history"][1]["by"] == "user"
+    assert "falcon" not in story.out.lower()
+    by_text = run_cli("explain", "deploy staging", env=env)
+    assert by_text.code == 0 and item_id in by_text.out and "[forgotten]" in by_text.out and "falcon" not in by_text.out.lower()
+
+    audit = run_cli("audit", "--json", env=env)
+    assert audit.code == 0, audit.err
+    report = audit.json()
+    assert report["status"] == "completed" and {e["op"] for e in report["edits"]} == {"add"}
+    assert "falcon" not in audit.out.lower()
+    runs = run_cli("audit", "--since", "2000-01-01", "--json", env=env).json()["runs"]
+    assert [r["consolidation"] for r in runs] == [report["consolidation"]]
+
+    past = run_cli("history", "--as-of", before_forget, "--out", str(tmp_path / "then"), "--json", env=env)
+    assert past.code == 0, past.err
+    assert "MEMORY.md" in past.json()["files"] and (tmp_path / "then" / "MEMORY.md").exists()
+    assert "falcon" not in (tmp_path / "then" / "MEMORY.md").read_text().lower()  # tombstones in force apply to the past too
+    assert "CSV" in (tmp_path / "then" / "MEMORY.md").read_text()
+    valid = run_cli("history", "--valid-at", datetime.now(UTC).isoformat(), "--json", env=env)
+    assert valid.code == 0 and [i["title"] for i in valid.json()["items"]] == ["CSV export"]
+
+    lifted = run_cli("lift", tombstone, "--json", env=env)
+    assert lifted.code == 0 and lifted.json() == {"tombstone": tombstone, "lifted": True}
+    assert run_cli("lift", "00000000-0000-0000-0000-000000000009", env=env).code == 5
+    assert run_cli("explain", "00000000-0000-0000-0000-000000000009", env=env).code == 5
+    assert run_cli("audit", "00000000-0000-0000-0000-000000000009", env=env).code == 5
+    assert run_cli("forget", "--item", "00000000-0000-0000-0000-000000000009", env=env).code == 5
+    assert run_cli("forget", env=env).code == 2
+
+    refused = run_cli("reset", env=env, stdin="n\n")
+    assert refused.code == 1
+    reset = run_cli("reset", "--yes", "--json", env=env)
+    assert reset.code == 0 and len(reset.json()["pruned"]) == 2 and len(reset.json()["retired"]) == 1
+    assert run_cli("prune", "--json", env=env).json() == {"pruned": [], "retired": []}

@@ -1,0 +1,110 @@
+"""Negative evals: once forgotten, a value never reaches what an agent reads, whatever the models do.
+
+For each way of forgetting, scripted models keep re-adding the value in later
+extractions and consolidations; the value must stay out of the rendered folder
+(summary, MEMORY.md, raw memories, rollout summaries), context, search, item
+answers (what the MCP server serves) and every projection table.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from mnemolog.adapters import forgetting, pipeline, reading
+from mnemolog.domain.memory_item import MemoryItem
+from mnemolog.projections.log_reader import log_events
+from support.forgetting import (
+    ALL,
+    API,
+    SECRET,
+    SENTENCE,
+    Scenario,
+    everything_an_agent_reads,
+    start,
+)
+from support.stores import FixedClock
+
+WAYS = ("value", "session", "pollution", "pruning", "reset", "item")
+
+
+def forget_by(way: str, sc: Scenario, clock: FixedClock) -> None:
+    store = sc.store
+    if way == "value":
+        forgetting.forget_value(store, SECRET, "global")
+    elif way == "session":
+        forgetting.forget_session(store, sc.source)
+    elif way == "pollution":
+        # The session goes on and uses web search: with external context disabled, it is polluted.
+        path = next(sc.folder.glob(f"*{sc.threads[0]}.jsonl"))
+        line = {"timestamp": "2026-10-20T11:00:00.000Z", "type": "response_item",
+                "payload": {"type": "web_search_call", "status": "completed", "action": {"type": "search", "query": "staging docs"}}}
+        path.write_text(path.read_text() + json.dumps(line) + "\n")
+        report = pipeline.ingest(store, [sc.folder], ALL)
+        assert report.polluted >= 1
+    elif way == "pruning":
+        clock.advance(days=60)
+        result = forgetting.prune(store)
+        assert sc.source in result.sessions
+    elif way == "reset":
+        forgetting.reset(store)
+    elif way == "item":
+        forgetting.forget_item(store, sc.value_items()[0])
+    else:  # pragma: no cover
+        raise AssertionError(way)
+
+
+def later_rounds(way: str, sc: Scenario) -> None:
+    """The models keep bringing the value back; a tombstone also faces new text that carries it."""
+    if way in ("value", "item"):
+        sc.adversarial = True  # the extractor writes the value into every new extraction
+        path = next(sc.folder.glob(f"*{sc.threads[0]}.jsonl"))
+        line = {"timestamp": "2026-10-20T12:00:00.000Z", "type": "event_msg",
+                "payload": {"type": "user_message", "message": f"Again: {SENTENCE}."}}
+        path.write_text(path.read_text() + json.dumps(line) + "\n")
+    sc.write(3, "Add the import endpoint.", "2026-10-22T10:00:00.000Z")
+    sc.round()
+    sc.write(4, "Add the audit endpoint.", "2026-10-23T10:00:00.000Z")
+    sc.round()
+
+
+def assert_absent(sc: Scenario) -> None:
+    store = sc.store
+    store.catch_up()
+    for where, text in everything_an_agent_reads(store).items():
+        assert SECRET not in text, f"the forgotten value is in {where}"
+        assert "falcon" not in text.lower(), f"part of the forgotten value is in {where}"
+    context = reading.context_text(store, API)
+    assert "falcon" not in context.text.lower()
+    for query in ("falcon", "deploy staging", "blue", "staging"):
+        hits = reading.search(store, query, API)
+        assert "falcon" not in json.dumps([reading.hit_dict(h) for h in hits]).lower()
+    item_ids = {str(e.originator_id) for _, e in log_events(store.app) if isinstance(e, MemoryItem.Added)}
+    for item_id in item_ids:
+        shown = reading.show_item(store, item_id, API)
+        if shown is not None:
+            assert "falcon" not in json.dumps(shown.as_dict(), default=str).lower()
+    for name in reading.folder_index(store, API):
+        assert "falcon" not in (reading.read_folder_file(store, API, name) or "").lower()
+
+
+@pytest.mark.parametrize("way", WAYS)
+def test_a_forgotten_value_stays_forgotten(way: str, store_factory, tmp_path: Path) -> None:
+    clock = FixedClock()
+    store = store_factory(clock=clock, disable_on_external_context=True)
+    sc = start(store, tmp_path)
+    before = everything_an_agent_reads(store)
+    assert SECRET in before["folder/MEMORY.md"] and SECRET in before["folder/raw_memories.md"]
+
+    forget_by(way, sc, clock)
+    assert not sc.value_items(), "forgetting retires the items that carry the value"
+    assert_absent(sc)
+
+    later_rounds(way, sc)
+    assert not sc.value_items()
+    assert any(SECRET in r.plan.edits[0].text for r in sc.consolidations_seen), "the model kept re-adding the value"
+    assert_absent(sc)
+
+    store.rebuild()  # a rebuilt view is as clean as the incremental one
+    assert_absent(sc)

@@ -1,0 +1,109 @@
+"""forget, lift, prune, reset as events; the raw log never repeats a forgotten value after the forget."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from uuid import UUID
+
+import pytest
+from mnemolog.adapters import forgetting
+from mnemolog.domain.forget import NotFound
+from mnemolog.domain.memory_item import EditedBy, MemoryItem
+from mnemolog.domain.tombstone import Tombstone
+from mnemolog.projections.queries import Reads
+from support.forgetting import SECRET, SENTENCE, start
+from support.stores import FixedClock
+
+
+def raw_states(store, start: int = 1) -> list[bytes]:
+    """The stored bytes of every event from ``start`` on (what a database reader sees)."""
+    return [bytes(n.state) for n in store.app.recorder.select_notifications(start=start, limit=100_000)]
+
+
+def test_after_forget_the_raw_log_holds_the_value_only_in_earlier_events(store_factory, tmp_path: Path) -> None:
+    store = store_factory(clock=FixedClock())
+    sc = start(store, tmp_path)
+    before_forget = store.app.max_notification_id()
+    needle = SECRET.encode()
+    assert any(needle in s for s in raw_states(store)), "the historical evidence holds the value"
+
+    result = forgetting.forget_value(store, SECRET, "global", reason=f"never say {SECRET}")
+    # the models keep bringing it back; the session file grows with it too
+    sc.adversarial = True
+    path = next(sc.folder.glob(f"*{sc.threads[0]}.jsonl"))
+    line = {"timestamp": "2026-10-20T12:00:00.000Z", "type": "event_msg", "payload": {"type": "user_message", "message": f"Again: {SENTENCE}."}}
+    path.write_text(path.read_text() + json.dumps(line) + "\n")
+    sc.write(3, "Add the import endpoint.", "2026-10-22T10:00:00.000Z")
+    sc.round()
+
+    after = raw_states(store, before_forget + 1)
+    assert len(after) > 5
+    assert not any(needle in s for s in after), "no event written after the forget repeats the value"
+    assert not any(b"falcon" in s.lower() for s in after)
+    assert any(needle in s for s in raw_states(store)[:before_forget])
+    # the suppressions are events that name the tombstone
+    events = list(store.app.events.get(result.tombstone_id))
+    assert isinstance(events[0], Tombstone.Placed) and events[0].reason == "never say [forgotten]"
+    where = {e.where for e in events if isinstance(e, Tombstone.Suppressed)}
+    assert {"item", "extraction"} <= where
+    assert result.retired and all(
+        isinstance(e := list(store.app.events.get(i))[-1], MemoryItem.Retired) and e.tombstone_id == result.tombstone_id and e.by == EditedBy.USER
+        for i in result.retired
+    )
+
+
+def test_forget_again_lift_and_re_arm(store_factory, tmp_path: Path) -> None:
+    store = store_factory(clock=FixedClock())
+    start(store, tmp_path)
+    first = forgetting.forget_value(store, SECRET, "global")
+    again = forgetting.forget_value(store, SECRET.upper(), "global")  # normalised: the same tombstone
+    assert again.tombstone_id == first.tombstone_id and again.already and not again.retired
+    assert forgetting.lift(store, first.tombstone_id, "by mistake")
+    assert not forgetting.lift(store, first.tombstone_id, "twice")
+    assert Reads(store.view).tombstone_rules() == []
+    rearmed = forgetting.forget_value(store, SECRET, "global")
+    assert not rearmed.already and [r.tombstone_id for r in Reads(store.view).tombstone_rules()] == [first.tombstone_id]
+    assert isinstance(list(store.app.events.get(first.tombstone_id))[-1], Tombstone.Replaced)
+    with pytest.raises(NotFound):
+        forgetting.lift(store, UUID(int=7), "x")
+
+
+def test_a_project_tombstone_leaves_other_projects_alone(store_factory, tmp_path: Path) -> None:
+    store = store_factory(clock=FixedClock())
+    start(store, tmp_path)
+    other = forgetting.forget_value(store, SECRET, "git:github.com/acme/web")
+    assert other.retired == ()
+    here = forgetting.forget_value(store, SECRET, "git:github.com/acme/api")
+    assert here.retired and here.tombstone_id != other.tombstone_id
+
+
+def test_forget_session_and_item(store_factory, tmp_path: Path) -> None:
+    store = store_factory(clock=FixedClock())
+    sc = start(store, tmp_path)
+    value_item = sc.value_items()[0]
+    gone = forgetting.forget_session(store, sc.source)
+    assert gone.deleted and value_item in gone.retired
+    assert list(store.app.events.get(value_item))[-1].by == EditedBy.CODE
+    with pytest.raises(NotFound):
+        forgetting.forget_session(store, UUID(int=3))
+    other = Reads(store.view).active_items()[0]
+    done = forgetting.forget_item(store, other.item_id)
+    assert done.retired and Reads(store.view).active_items() == []
+    assert [r.tombstone_id for r in Reads(store.view).tombstone_rules()] == [done.tombstone_id]
+    with pytest.raises(NotFound):
+        forgetting.forget_item(store, UUID(int=4))
+
+
+def test_prune_and_reset_are_events(store_factory, tmp_path: Path) -> None:
+    clock = FixedClock()
+    store = store_factory(clock=clock)
+    sc = start(store, tmp_path)
+    assert forgetting.prune(store).sessions == ()  # nothing is stale yet
+    clock.advance(days=60)
+    pruned = forgetting.prune(store)
+    assert sc.source in pruned.sessions and set(pruned.retired) == {i.item_id for i in Reads(store.view).active_items()} | set(pruned.retired)
+    assert Reads(store.view).active_items() == []
+    reset = forgetting.reset(store)
+    assert reset.retired == ()
+    assert store.app.max_notification_id() > 0  # the log and its history stay

@@ -1,0 +1,49 @@
+"""history --as-of renders the folder as it stood; --valid-at lists what memory held true then."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from mnemolog.adapters import pipeline
+from mnemolog.adapters.tokens import count_tokens
+from mnemolog.domain.plan import ConsolidationPlan, Edit
+from mnemolog.projections.as_of import folder_as_of, items_valid_at
+from support.forgetting import API, start
+from support.scripted_models import ScriptedConsolidator, handle_for
+from support.stores import FixedClock
+
+
+def _moment() -> datetime:
+    time.sleep(0.01)
+    moment = datetime.now(UTC)
+    time.sleep(0.01)
+    return moment
+
+
+def test_as_of_before_and_after_a_consolidation(store_factory, tmp_path: Path) -> None:
+    store = store_factory(clock=FixedClock())
+    sc = start(store, tmp_path)
+    before = _moment()
+    folder_before = pipeline.render_files(store)
+    ended = datetime.now(UTC) + timedelta(days=1)  # items without valid_from are valid from when they were added
+    result = pipeline.run_consolidation(store, ScriptedConsolidator(lambda req: ConsolidationPlan(edits=(
+        Edit(op="invalidate", target=handle_for(req, lambda i: "CSV" in i.title), valid_from=ended, reason="superseded"),
+        Edit(op="add", kind="knowledge", scope=API, task_group="api", title="Lint", text="Run ruff before pushing.",
+             evidence=(str(sc.source),), reason="new"),
+    ))), all_sessions=True)
+    assert result.status == "completed", result.detail
+    after = _moment()
+    folder_after = pipeline.render_files(store)
+    assert folder_before != folder_after
+
+    matcher = pipeline.matcher_for(store)
+    assert folder_as_of(store.app, before, matcher, count_tokens) == folder_before
+    assert folder_as_of(store.app, after, matcher, count_tokens) == folder_after
+    assert "ruff" not in folder_as_of(store.app, before, matcher, count_tokens)["MEMORY.md"]
+
+    # valid time: the invalidated item was true before it ended, not after
+    csv_then = [i for i in items_valid_at(store.app, ended - timedelta(days=1), matcher) if "CSV" in i.title]
+    csv_later = [i for i in items_valid_at(store.app, ended + timedelta(days=1), matcher) if "CSV" in i.title]
+    assert csv_then and not csv_later

@@ -1,0 +1,123 @@
+"""`mnemolog mcp` over stdio, driven by a real client from the official MCP SDK."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+from mcp.client import Client
+from mcp.client.stdio import StdioServerParameters
+from mnemolog.adapters.bootstrap import open_store
+from mnemolog.adapters.settings import Settings
+from mnemolog.domain.memory_item import Trust
+from mnemolog.projections.queries import Reads
+from mnemolog.projections.schema import table
+from support.memory import git_project, item, save
+
+MNEMOLOG = str(Path(sys.executable).parent / "mnemolog")
+A_SCOPE = "git:github.com/acme/api"
+B_SCOPE = "git:github.com/acme/billing"
+TOOLS = {"get_memory_context", "search_memory", "read_memory_item", "read_memory_file", "add_memory_note", "cite_memory"}
+
+
+@pytest.fixture
+def prepared(tmp_path: Path) -> dict[str, Any]:
+    home = tmp_path / "home"
+    store = open_store(Settings(home=home))
+    try:
+        a, b, g = save(
+            store,
+            item(A_SCOPE, "Run make test-fast before pushing.", title="Fast tests", keywords=("tests",)),
+            item(B_SCOPE, "Billing tests need the Stripe sandbox.", title="Billing tests", keywords=("tests",)),
+            item("global", "The user prefers short answers.", kind="preference", trust=Trust.ACCEPTED),
+        )
+    finally:
+        store.close()
+    api = git_project(tmp_path / "work" / "api", "git@github.com:acme/api.git")
+    billing = git_project(tmp_path / "work" / "billing", "https://github.com/acme/billing.git")
+    return {"home": home, "a": a, "b": b, "g": g, "api": api, "billing": billing}
+
+
+def params(prepared: dict[str, Any], cwd: Path) -> StdioServerParameters:
+    env = {**os.environ, "MNEMOLOG_HOME": str(prepared["home"])}
+    return StdioServerParameters(command=MNEMOLOG, args=["mcp"], env=env, cwd=str(cwd))
+
+
+def data(result: types.CallToolResult) -> Any:
+    assert not result.is_error, result.content
+    text = result.content[0].text  # type: ignore[union-attr]
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def usage_of(home: Path) -> tuple[dict[str, int], list[tuple[str, str]]]:
+    store = open_store(Settings(home=home))
+    try:
+        store.catch_up()
+        reads = Reads(store.view)
+        items = {r["item_id"]: int(r["use_count"]) for r in reads.query(f"SELECT item_id, use_count FROM {table('item_usage')}")}
+        notes = [(n.intent, n.scope) for n in reads.pending_notes()]
+        return items, notes
+    finally:
+        store.close()
+
+
+def test_a_stdio_client_lists_searches_reads_notes_and_cites(prepared: dict[str, Any], tmp_path: Path) -> None:
+    async def roots(context: Any) -> types.ListRootsResult:
+        return types.ListRootsResult(roots=[types.Root(uri=prepared["api"].as_uri(), name="api")])
+
+    async def session() -> None:
+        # Started in project B's folder: the client's root (project A) decides.
+        async with Client(params(prepared, prepared["billing"]), list_roots_callback=roots, mode="legacy") as client:
+            tools = {t.name for t in (await client.list_tools()).tools}
+            assert tools == TOOLS
+
+            found = data(await client.call_tool("search_memory", {"query": "tests"}))
+            assert found["project"] == A_SCOPE
+            assert [h["id"] for h in found["hits"]] == [prepared["a"]]
+
+            shown = data(await client.call_tool("read_memory_item", {"item_id": prepared["a"]}))
+            assert shown["text"] == "Run make test-fast before pushing." and shown["trust"] == "proposed"
+            missing = await client.call_tool("read_memory_item", {"item_id": prepared["b"]})
+            assert missing.is_error
+
+            summary = data(await client.call_tool("read_memory_file", {}))
+            assert summary.startswith("v1") and prepared["a"] in summary and prepared["b"] not in summary
+            lines = data(await client.call_tool("read_memory_file", {"path": "MEMORY.md", "start_line": 1, "end_line": 3}))
+            assert lines.startswith("1: # Task Group:")
+
+            context = data(await client.call_tool("get_memory_context", {}))
+            assert prepared["g"] in context and prepared["b"] not in context
+
+            note = data(await client.call_tool("add_memory_note", {"text": "Use pnpm, not npm.", "intent": "remember"}))
+            assert note["scope"] == A_SCOPE
+            cited = data(await client.call_tool("cite_memory", {"text": f"Used [item:{prepared['a']}]"}))
+            assert cited["item_ids"] == [prepared["a"]]
+            nothing = await client.call_tool("cite_memory", {"text": "no ids"})
+            assert nothing.is_error
+
+    anyio.run(session)
+    items, notes = usage_of(prepared["home"])
+    assert items == {prepared["a"]: 1}
+    assert notes == [("remember", A_SCOPE)]
+
+
+def test_without_roots_the_server_reads_the_project_of_its_folder(prepared: dict[str, Any]) -> None:
+    async def session() -> None:
+        async with Client(params(prepared, prepared["billing"])) as client:  # the SDK's default (modern) mode
+            found = data(await client.call_tool("search_memory", {"query": "tests"}))
+            assert found["project"] == B_SCOPE
+            assert [h["id"] for h in found["hits"]] == [prepared["b"]]
+            cited = data(await client.call_tool("cite_memory", {"text": f"[item:{prepared['b']}]"}))
+            assert cited["citations"] == 1
+
+    anyio.run(session)
+    assert usage_of(prepared["home"])[0] == {prepared["b"]: 1}
