@@ -42,7 +42,7 @@ from mnemolog.domain.phase_two import PhaseTwoPolicy, PhaseTwoResult, consolidat
 from mnemolog.domain.ports import Consolidator, Extractor
 from mnemolog.domain.session import SessionFacts, session_id_for
 from mnemolog.domain.transcript import Transcript
-from mnemolog.projections.folder_model import FolderModel
+from mnemolog.projections.folder_model import without_forgotten
 from mnemolog.projections.folder_writer import write_folder
 from mnemolog.projections.markdown_folder import render_folder
 from mnemolog.projections.queries import Reads
@@ -304,30 +304,10 @@ def run_consolidation(
     return result
 
 
-def enforce_tombstones(model: FolderModel, matcher: TombstoneMatcher) -> FolderModel:
-    """Drop items and cut session text that carry a forgotten value (render-time enforcement)."""
-    from dataclasses import replace
-
-    items = tuple(
-        i for i in model.items if not matcher.contains(" ".join([i.title, i.text, " ".join(i.keywords), i.task_group]), i.scope)
-    )
-    sessions = tuple(
-        replace(
-            s,
-            rollout_summary=matcher.scrub(s.rollout_summary, s.scope)[0],
-            raw_memory=matcher.scrub(s.raw_memory, s.scope)[0],
-            rollout_slug=matcher.scrub(s.rollout_slug, s.scope)[0] if s.rollout_slug else s.rollout_slug,
-        )
-        for s in model.sessions
-    )
-    profile = matcher.scrub(model.user_profile, None)[0]
-    return replace(model, items=items, sessions=sessions, user_profile=profile)
-
-
 def render_files(store: Store, project: str | None = None) -> dict[str, str]:
     """The memory folder's files as they stand now."""
     store.catch_up()
-    model = enforce_tombstones(Reads(store.view).folder_model(project), matcher_for(store))
+    model = without_forgotten(Reads(store.view).folder_model(project), matcher_for(store))
     return render_folder(model, count_tokens)
 
 

@@ -13,14 +13,13 @@ import json
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
 from eventsourcing.persistence import Tracking
 from mnemolog.domain.application import MnemologApp
 from mnemolog.domain.forgetting import TombstoneMatcher
-from mnemolog.projections.folder_model import FolderItem, FolderModel
+from mnemolog.projections.folder_model import FolderItem, FolderModel, without_forgotten
 from mnemolog.projections.log_reader import log_events
 from mnemolog.projections.markdown_folder import render_folder
 from mnemolog.projections.queries import Reads, when
@@ -48,25 +47,6 @@ def replayed_view(app: MnemologApp, until: datetime | None) -> Iterator[MemoryVi
             view.datastore.close()
 
 
-def _without_forgotten(model: FolderModel, matcher: TombstoneMatcher) -> FolderModel:
-    items = tuple(
-        i for i in model.items if not matcher.contains(" ".join([i.title, i.text, " ".join(i.keywords), i.task_group]), i.scope)
-    )
-    sessions = tuple(
-        replace(
-            s,
-            rollout_summary=matcher.scrub(s.rollout_summary, s.scope)[0],
-            raw_memory=matcher.scrub(s.raw_memory, s.scope)[0],
-            rollout_slug=matcher.scrub(s.rollout_slug, s.scope)[0] if s.rollout_slug else s.rollout_slug,
-        )
-        for s in model.sessions
-    )
-    profile = model.user_profile
-    for scope in sorted({r.scope for r in matcher.rules}):
-        profile = matcher.scrub(profile, scope)[0]
-    return replace(model, items=items, sessions=sessions, user_profile=profile)
-
-
 def folder_as_of(
     app: MnemologApp,
     at: datetime,
@@ -77,7 +57,7 @@ def folder_as_of(
     """The memory folder's files as they stood at ``at`` (transaction time)."""
     with replayed_view(app, at) as view:
         model = Reads(view).folder_model(project)
-    files: dict[str, str] = render_folder(_without_forgotten(model, matcher), count_tokens)
+    files: dict[str, str] = render_folder(without_forgotten(model, matcher), count_tokens)
     return files
 
 

@@ -6,8 +6,10 @@ store and a rebuilt one render byte-identical folders.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
+
+from mnemolog.domain.forgetting import TombstoneMatcher
 
 
 @dataclass(frozen=True)
@@ -56,3 +58,23 @@ class FolderModel:
     user_profile: str = ""
     project: str | None = None
     scope_labels: dict[str, str] = field(default_factory=dict)  # scope key -> readable name
+
+
+def without_forgotten(model: FolderModel, matcher: TombstoneMatcher) -> FolderModel:
+    """Drop items and cut session and profile text that carry a forgotten value (render-time enforcement)."""
+    items = tuple(
+        i for i in model.items if not matcher.contains(" ".join([i.title, i.text, " ".join(i.keywords), i.task_group]), i.scope)
+    )
+    sessions = tuple(
+        replace(
+            s,
+            rollout_summary=matcher.scrub(s.rollout_summary, s.scope)[0],
+            raw_memory=matcher.scrub(s.raw_memory, s.scope)[0],
+            rollout_slug=matcher.scrub(s.rollout_slug, s.scope)[0] if s.rollout_slug else s.rollout_slug,
+        )
+        for s in model.sessions
+    )
+    profile = model.user_profile
+    for scope in sorted({r.scope for r in matcher.rules}):
+        profile = matcher.scrub(profile, scope)[0]
+    return replace(model, items=items, sessions=sessions, user_profile=profile)
