@@ -65,8 +65,10 @@ def forget_value(store: Store, value: str, scope: str, reason: str = forget.DEFA
     store.catch_up()
     reads = Reads(store.view)
     sessions = _sessions_carrying(store, _session_matcher(store, value, scope))
+    notes = [UUID(r["id"]) for r in reads.query(f"SELECT id FROM {table('notes')} ORDER BY id")]
+    runs = [UUID(r["id"]) for r in reads.query(f"SELECT id FROM {table('consolidations')} WHERE user_profile <> '' ORDER BY id")]
     result = forget.forget_value(
-        store.app, store.tombstone_key(), value, scope, reason, reads.active_items(), sessions=sessions
+        store.app, store.tombstone_key(), value, scope, reason, reads.active_items(), sessions=sessions, notes=notes, runs=runs
     )
     store.catch_up()
     return result

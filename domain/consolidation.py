@@ -65,6 +65,7 @@ class Consolidation(EventSourced):
         def apply(self, aggregate: Any) -> None:
             """Mark completed."""
             aggregate.status = "completed"
+            aggregate.user_profile = self.user_profile
 
     class Failed(EventSourced.Event):
         """Nothing of the run was applied."""
@@ -77,6 +78,16 @@ class Consolidation(EventSourced):
         def apply(self, aggregate: Any) -> None:
             """Mark failed."""
             aggregate.status = "failed"
+
+    class ProfileScrubbed(EventSourced.Event):
+        """Tombstoned values were cut out of the run's user profile."""
+
+        tombstone_ids: tuple[UUID, ...]
+        user_profile: str
+
+        def apply(self, aggregate: Any) -> None:
+            """Replace the profile."""
+            aggregate.user_profile = self.user_profile
 
     @event(Started)
     def __init__(
@@ -93,10 +104,19 @@ class Consolidation(EventSourced):
         self.worker = worker
         self.model = model
         self.status = "running"
+        self.user_profile = ""
 
     def complete(self, **fields: Any) -> None:
         """Record the run's outcome."""
         self.trigger_event(self.Completed, **fields)
+
+    def scrub_profile(self, matcher: Any) -> bool:
+        """Cut tombstoned values (of any scope: the profile is read everywhere) out of the profile."""
+        profile, hits = matcher.scrub_everywhere(self.user_profile)
+        if not hits:
+            return False
+        self.trigger_event(self.ProfileScrubbed, tombstone_ids=hits, user_profile=profile)
+        return True
 
     def fail(self, error: str, rejected: tuple[Override, ...] = (), model: str = "", prompt_hash: str = "") -> None:
         """Record that nothing was applied."""

@@ -93,11 +93,14 @@ def forget_value(
     items: Sequence[CurrentItem],
     *,
     sessions: Sequence[UUID] = (),
+    notes: Sequence[UUID] = (),
+    runs: Sequence[UUID] = (),
 ) -> ForgetResult:
     """Place (or re-arm) a tombstone for ``value`` in ``scope`` and retire the active items that carry it.
 
-    ``items`` are the active items (``Reads.active_items()``); ``sessions`` the
-    sessions whose stored texts may carry the value (they are scrubbed).
+    ``items`` are the active items (``Reads.active_items()``); ``sessions``,
+    ``notes`` and ``runs`` (completed consolidations, for their user profile)
+    may carry the value in their stored texts: those are scrubbed, as events.
     Raises ValueError for a value with no words. The value is never stored:
     a reason that repeats it is stored with the value cut out.
     """
@@ -129,7 +132,27 @@ def forget_value(
     scrubbed = tuple(s for s in sessions if scrub_session(app, s, matcher))
     for session_id in scrubbed:
         _suppressed(app, tombstone_id, "extraction", str(session_id))
+    for aggregate_id, where in [*((n, "note") for n in notes), *((r, "profile") for r in runs)]:
+        if _scrub(app, aggregate_id, matcher):
+            _suppressed(app, tombstone_id, where, str(aggregate_id))
     return ForgetResult(result.tombstone_id, result.retired, result.already, scrubbed)
+
+
+def _scrub(app: MnemologApp, aggregate_id: UUID, matcher: TombstoneMatcher) -> bool:
+    """Scrub a note's text or a run's user profile; False when it carried no forgotten value."""
+
+    def command() -> bool:
+        aggregate = app.find(aggregate_id)
+        if aggregate is None:
+            return False
+        scrub = getattr(aggregate, "scrub", None) or getattr(aggregate, "scrub_profile", None)
+        if scrub is None or not scrub(matcher):
+            return False
+        app.save_all(aggregate)
+        return True
+
+    done: bool = app.retrying(command)
+    return done
 
 
 def _suppressed(app: MnemologApp, tombstone_id: UUID, where: str, subject: str) -> None:

@@ -120,3 +120,11 @@ class TombstoneMatcher:
         out.append(text[last:])
         ids = tuple(sorted({m.tombstone_id for m in matches}, key=str))
         return "".join(out), ids
+
+    def scrub_everywhere(self, text: str) -> tuple[str, tuple[UUID, ...]]:
+        """``text`` with the values of every rule cut out, whatever its scope (for text read in any project)."""
+        hits: set[UUID] = set()
+        for scope in sorted({rule.scope for rule in self.rules}):
+            text, ids = self.scrub(text, scope)
+            hits.update(ids)
+        return text, tuple(sorted(hits, key=str))

@@ -31,6 +31,16 @@ class Note(EventSourced):
             """Mark applied."""
             aggregate.applied_by = self.consolidation_id
 
+    class Scrubbed(EventSourced.Event):
+        """Tombstoned values were cut out of the note's text."""
+
+        tombstone_ids: tuple[UUID, ...]
+        text: str
+
+        def apply(self, aggregate: Any) -> None:
+            """Replace the text."""
+            aggregate.text = self.text
+
     @event(Recorded)
     def __init__(self, text: str, intent: str, scope: str, source: str, written_at: datetime) -> None:
         self.text = text
@@ -39,6 +49,14 @@ class Note(EventSourced):
         self.source = source
         self.written_at = written_at
         self.applied_by: UUID | None = None
+
+    def scrub(self, matcher: Any) -> bool:
+        """Cut a tombstone matcher's values out of the text; False when it carries none."""
+        clean, ids = matcher.scrub_everywhere(self.text)
+        if not ids:
+            return False
+        self.trigger_event(self.Scrubbed, tombstone_ids=tuple(ids), text=clean)
+        return True
 
     def mark_applied(self, consolidation_id: UUID) -> None:
         """Record that a run applied this note."""

@@ -271,6 +271,8 @@ def _consolidation(sql: Sql, e: Any) -> None:
                 "output_tokens": e.output_tokens,
             },
         )
+    elif isinstance(e, Consolidation.ProfileScrubbed):
+        _update(sql, "consolidations", cid, {"user_profile": e.user_profile})
     elif isinstance(e, Consolidation.Failed):
         _update(
             sql,
@@ -342,6 +344,8 @@ def _note(sql: Sql, e: Any) -> None:
                 "applied_by": None,
             },
         )
+    elif isinstance(e, Note.Scrubbed):
+        _update(sql, "notes", nid, {"text": e.text})
     elif isinstance(e, Note.Applied):
         _update(sql, "notes", nid, {"applied_by": str(e.consolidation_id)})
 

@@ -108,3 +108,28 @@ def test_a_forgotten_value_stays_forgotten(way: str, store_factory, tmp_path: Pa
 
     store.rebuild()  # a rebuilt view is as clean as the incremental one
     assert_absent(sc)
+
+
+def test_forgetting_a_value_also_cleans_notes_and_past_profiles(store_factory, tmp_path: Path) -> None:
+    """A user's own note and a model-written user profile that carry the value are scrubbed too."""
+    store = store_factory(clock=FixedClock())
+    sc = start(store, tmp_path, profile=f"Deploys often; {SENTENCE}.")
+    reading.add_note(store, f"Remember: {SENTENCE} on Fridays", "remember", "global")
+    sc.round()  # the note is applied; the profile is written again
+    store.catch_up()
+    tables = json.dumps(reading_tables(store))
+    assert SECRET in tables
+
+    forgetting.forget_value(store, SECRET, "global")
+    sc.profile = f"Still deploys often; {SENTENCE}."  # the model keeps putting it back
+    sc.round()
+
+    assert_absent(sc)
+    assert SECRET not in json.dumps(reading_tables(store))
+
+
+def reading_tables(store) -> dict:
+    from mnemolog.projections.queries import Reads
+
+    dump = Reads(store.view).dump()
+    return {"notes": dump["notes"], "consolidations": dump["consolidations"]}

@@ -50,6 +50,7 @@ class Scenario:
     rounds: int = 0
     threads: list[str] = field(default_factory=list)
     consolidations_seen: list[Any] = field(default_factory=list)  # the answers the scripted model gave
+    profile: str = "Deploys often."  # the user profile the scripted model writes
 
     @property
     def source(self) -> UUID:
@@ -78,7 +79,7 @@ class Scenario:
                 if inp.session_id != str(self.source) and text not in known:
                     edits.append(Edit(op="add", kind="knowledge", scope=API, task_group="api", title="CSV export",
                                       text=text, keywords=("csv",), evidence=(inp.session_id,), reason="reusable"))
-            return ConsolidationPlan(edits=tuple(edits), user_profile="Deploys often.")
+            return ConsolidationPlan(edits=tuple(edits), user_profile=self.profile)
 
         consolidator = ScriptedConsolidator(default=plan)
         original = consolidator.consolidate
@@ -106,9 +107,9 @@ class Scenario:
         return [i.item_id for i in Reads(self.store.view).active_items() if SECRET in i.text]
 
 
-def start(store: Store, tmp_path: Path) -> Scenario:
+def start(store: Store, tmp_path: Path, profile: str = "Deploys often.") -> Scenario:
     """Two sessions ingested, extracted, consolidated: the value is in memory."""
-    scenario = Scenario(store, tmp_path / "sessions")
+    scenario = Scenario(store, tmp_path / "sessions", profile=profile)
     scenario.write(1, f"{SENTENCE}, please. Then run make test.", "2026-10-20T10:00:00.000Z")
     scenario.write(2, "Add the export endpoint.", "2026-10-21T10:00:00.000Z")
     result = scenario.round()

@@ -147,7 +147,8 @@ def every_event(app: MnemologApp) -> dict[str, UUID]:
         reason="",
     )
     gone.retire("all evidence is gone", run.id, by=EditedBy.CODE)
-    note = Note(text="Prefer uv over pip", intent="remember", scope="global", source="cli", written_at=now)
+    note = Note(text="Prefer uv over pip, not poetry", intent="remember", scope="global", source="cli", written_at=now)
+    note.scrub(_matcher_for("not poetry"))  # Note.Scrubbed
     note.mark_applied(run.id)
     run.complete(
         added=3,
@@ -157,9 +158,10 @@ def every_event(app: MnemologApp) -> dict[str, UUID]:
         overrides=(Override(action="retired", reason="all evidence is gone", item_id=gone.id),),
         model="heuristic",
         prompt_hash="def",
-        user_profile="A backend developer.",
+        user_profile="A backend developer who uses poetry.",
         notes_applied=(note.id,),
     )
+    run.scrub_profile(_matcher_for("uses poetry"))  # Consolidation.ProfileScrubbed
     lease.release(run.id)
     app.save_all(lease, run, item, old, gone, note)
 
