@@ -133,3 +133,41 @@ def reading_tables(store) -> dict:
 
     dump = Reads(store.view).dump()
     return {"notes": dump["notes"], "consolidations": dump["consolidations"]}
+
+
+def test_mcp_answers_over_stdio_never_carry_a_forgotten_value(store_factory, tmp_path: Path) -> None:
+    """The same check through the real MCP server, as an agent would ask it."""
+    import os
+    import sys
+
+    import anyio
+    from mcp.client import Client
+    from mcp.client.stdio import StdioServerParameters
+    from support.memory import git_project
+
+    store = store_factory(clock=FixedClock())
+    sc = start(store, tmp_path)
+    forgetting.forget_value(store, SECRET, "global")
+    sc.adversarial = True
+    sc.round()
+    item_ids = sorted({str(e.originator_id) for _, e in log_events(store.app) if isinstance(e, MemoryItem.Added)})
+    project = git_project(tmp_path / "work" / "api", "git@github.com:acme/api.git")
+    env = {**os.environ, "MNEMOLOG_HOME": str(store.settings.home)}
+    if store.settings.database_url is not None:
+        env["MNEMOLOG_DATABASE_URL"] = store.settings.database_url.get_secret_value()
+    server = StdioServerParameters(command=str(Path(sys.executable).parent / "mnemolog"), args=["mcp", "--cwd", str(project)], env=env)
+    answers: list[str] = []
+
+    async def ask() -> None:
+        async with Client(server, mode="legacy") as client:
+            calls = [("get_memory_context", {}), *(("search_memory", {"query": q}) for q in ("falcon", "deploy staging", "blue"))]
+            calls += [("read_memory_file", {"path": p}) for p in ("memory_summary.md", "MEMORY.md", "raw_memories.md")]
+            calls += [("read_memory_item", {"item_id": i}) for i in item_ids]
+            for name, arguments in calls:
+                result = await client.call_tool(name, arguments)
+                answers.append(json.dumps([getattr(c, "text", "") for c in result.content]))
+
+    anyio.run(ask)
+    assert len(answers) >= 7 + len(item_ids)
+    assert any("CSV" in a for a in answers), "the server answered with real memory"
+    assert not [a for a in answers if "falcon" in a.lower()]
