@@ -6,6 +6,8 @@ Tests hand it fakes (a model, a clock) or real local services (a PostgreSQL DSN)
 from __future__ import annotations
 
 import secrets
+import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -13,10 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
+from eventsourcing.projection import ProjectionRunner
 from mnemolog.adapters.settings import Settings, load_settings
 from mnemolog.domain.application import MnemologApp
 from mnemolog.projections.view_store import (
+    MemoryProjection,
     MemoryView,
+    PostgresMemoryView,
     catch_up,
     open_postgres_view,
     open_sqlite_view,
@@ -48,6 +53,7 @@ class Store:
     backend: str  # "sqlite" | "postgres"
     location: str  # a path, or a URL without its password
     clock: Clock = field(default=utc_now)
+    env: dict[str, str] = field(default_factory=dict)  # the eventsourcing environment of the log
 
     def catch_up(self) -> int:
         """Bring the views up to the end of the log."""
@@ -56,6 +62,32 @@ class Store:
     def rebuild(self) -> int:
         """Drop the views and replay the whole log."""
         return rebuild(self.app, self.view)
+
+    def follow(self, timeout: float | None = None, interval: float = 1.0, stop: threading.Event | None = None) -> None:
+        """Keep the views up to date as other processes append, until ``timeout`` or ``stop``.
+
+        PostgreSQL: the library's ProjectionRunner (LISTEN/NOTIFY), which writes
+        each view update and its tracking record in one transaction. SQLite
+        cannot be subscribed to: poll the log every ``interval`` seconds.
+        """
+        stop = stop or threading.Event()
+        deadline = None if timeout is None else time.monotonic() + timeout
+        if self.backend == "postgres":
+            self.catch_up()  # the runner starts from the tracked position; begin there
+            with ProjectionRunner(
+                application_class=MnemologApp,
+                projection_class=MemoryProjection,
+                view_class=PostgresMemoryView,
+                env=self.env,
+            ) as runner:
+                while not stop.is_set() and (deadline is None or time.monotonic() < deadline):
+                    runner.run_forever(timeout=interval)  # re-raises an error of the runner's thread
+            return
+        while not stop.is_set():
+            self.catch_up()
+            if deadline is not None and time.monotonic() >= deadline:
+                return
+            stop.wait(interval)
 
     def lag(self) -> int:
         """How many events the views have not applied yet."""
@@ -120,7 +152,7 @@ def open_store(settings: Settings | None = None, clock: Clock = utc_now) -> Stor
                     view: MemoryView = open_postgres_view(params)
                 finally:
                     conn.execute("SELECT pg_advisory_unlock(%s)", (SCHEMA_LOCK,))
-            return Store(app, view, settings, "postgres", _redacted_url(url), clock)
+            return Store(app, view, settings, "postgres", _redacted_url(url), clock, env)
         home = Path(settings.home)
         home.mkdir(parents=True, exist_ok=True)
         events = home / "events.sqlite"
@@ -132,7 +164,7 @@ def open_store(settings: Settings | None = None, clock: Clock = utc_now) -> Stor
         }
         app = MnemologApp(env=env)
         view = open_sqlite_view(str(home / "views.sqlite"))
-        return Store(app, view, settings, "sqlite", str(home), clock)
+        return Store(app, view, settings, "sqlite", str(home), clock, env)
     except Exception as error:  # any driver error opening the store is one user-facing message
         if isinstance(error, StoreError):
             raise

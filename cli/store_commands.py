@@ -67,9 +67,24 @@ def rebuild(json_out: bool = JSON) -> None:
         console.print(f"rebuilt the projections from {replayed} events")
 
 
+def follow(
+    timeout: float | None = typer.Option(None, "--timeout", help="Stop after this many seconds (default: until Ctrl-C)."),
+    interval: float = typer.Option(1.0, "--interval", help="Seconds between polls (SQLite)."),
+) -> None:
+    """Keep the projections up to date while other processes write (LISTEN/NOTIFY on PostgreSQL, polling on SQLite)."""
+    with store() as s:
+        console.print(f"following the log of {s.backend} at {s.location} (Ctrl-C to stop)")
+        try:
+            s.follow(timeout=timeout, interval=interval)
+        except KeyboardInterrupt:
+            pass
+        console.print(f"views at {s.view.position(s.app.name)} of {s.app.max_notification_id()} events")
+
+
 def register(app: typer.Typer) -> None:
     """Add these commands to the app."""
     app.command()(doctor)
     app.command("status", help="Same as doctor.")(doctor)
     app.command()(config)
     app.command()(rebuild)
+    app.command()(follow)

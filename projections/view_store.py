@@ -108,8 +108,10 @@ class PostgresMemoryView(_ViewMixin, PostgresTrackingRecorder):
 
     dialect = "postgres"
 
-    def __init__(self, datastore: PostgresDatastore) -> None:
-        super().__init__(datastore, tracking_table_name=PG_TRACKING_TABLE)
+    def __init__(self, datastore: PostgresDatastore, tracking_table_name: str = PG_TRACKING_TABLE, **kwargs: Any) -> None:
+        # The library's ProjectionRunner names the table after the projection
+        # (MemoryProjection.name + "_tracking"), which is this same table.
+        super().__init__(datastore, tracking_table_name=tracking_table_name, **kwargs)
         self.sql_create_statements.extend(SQL(s) for s in create_statements("postgres"))  # type: ignore[misc]
 
     def _tracking_table(self) -> str:
@@ -133,7 +135,7 @@ def open_postgres_view(params: dict[str, Any]) -> PostgresMemoryView:
 class MemoryProjection(Projection[Any]):
     """The eventsourcing projection: each event becomes rows, tracked in the same transaction."""
 
-    name = "memory_view"
+    name = "mnemolog_view"  # the runner's tracking table is then PG_TRACKING_TABLE
 
     def process_event(self, domain_event: Any, tracking: Tracking) -> None:
         """Apply one event (used by the library's ProjectionRunner on PostgreSQL)."""
