@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import typer
 from mnemolog.adapters.settings import describe, load_settings
 from mnemolog.cli.context import store
@@ -74,10 +76,8 @@ def follow(
     """Keep the projections up to date while other processes write (LISTEN/NOTIFY on PostgreSQL, polling on SQLite)."""
     with store() as s:
         console.print(f"following the log of {s.backend} at {s.location} (Ctrl-C to stop)")
-        try:
+        with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is the normal way to stop
             s.follow(timeout=timeout, interval=interval)
-        except KeyboardInterrupt:
-            pass
         console.print(f"views at {s.view.position(s.app.name)} of {s.app.max_notification_id()} events")
 
 
