@@ -5,11 +5,10 @@ from __future__ import annotations
 import threading
 import time
 
-from support.scenarios import TRANSCRIPT, facts
-
 from mnemolog.domain.session import Session
 from mnemolog.projections.queries import Reads
 from mnemolog.projections.schema import table
+from support.scenarios import TRANSCRIPT, facts
 
 
 def native_ids(store) -> set[str]:
