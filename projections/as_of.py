@@ -9,10 +9,10 @@ back through history.
 
 from __future__ import annotations
 
-import json
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
@@ -22,7 +22,7 @@ from mnemolog.domain.forgetting import TombstoneMatcher
 from mnemolog.projections.folder_model import FolderItem, FolderModel, without_forgotten
 from mnemolog.projections.log_reader import log_events
 from mnemolog.projections.markdown_folder import render_folder
-from mnemolog.projections.queries import Reads, when
+from mnemolog.projections.queries import Reads, folder_item, when
 from mnemolog.projections.schema import table
 from mnemolog.projections.view_store import MemoryView, open_sqlite_view
 
@@ -74,19 +74,7 @@ def items_valid_at(app: MnemologApp, at: datetime, matcher: TombstoneMatcher, pr
         end = when(r["valid_to"])
         if start is None or start > at or (end is not None and end <= at):
             continue
-        item = FolderItem(
-            item_id=r["id"],
-            kind=r["kind"],
-            scope=r["scope"],
-            task_group=r["task_group"],
-            title=r["title"],
-            text=r["text"],
-            keywords=tuple(json.loads(r["keywords"])),
-            evidence=tuple(json.loads(r["evidence"])),
-            trust=r["trust"],
-            valid_from=start,
-            updated_at=when(r["updated_at"]) or start,
-        )
+        item = replace(folder_item(r), valid_from=start, updated_at=when(r["updated_at"]) or start)
         if not matcher.contains(" ".join([item.title, item.text, " ".join(item.keywords), item.task_group]), item.scope):
             out.append(item)
     return out

@@ -33,6 +33,25 @@ def scope_filter(project: str | None, column: str = "scope") -> tuple[str, list[
     return f"{column} IN (?, 'global')", [project]
 
 
+def folder_item(r: dict[str, Any]) -> FolderItem:
+    """A rendered item from an items row (with use_count and last_used when joined)."""
+    return FolderItem(
+        item_id=r["id"],
+        kind=r["kind"],
+        scope=r["scope"],
+        task_group=r["task_group"],
+        title=r["title"],
+        text=r["text"],
+        keywords=tuple(json.loads(r["keywords"])),
+        evidence=tuple(json.loads(r["evidence"])),
+        trust=r["trust"],
+        valid_from=when(r["valid_from"]),
+        updated_at=when(r["updated_at"]) or when(r["created_at"]),  # type: ignore[arg-type]
+        usage_count=int(r.get("use_count") or 0),
+        last_used=when(r.get("last_used")),
+    )
+
+
 class Reads:
     """Queries the CLI and the use cases need; each opens a short read transaction."""
 
@@ -149,24 +168,7 @@ class Reads:
             f"WHERE i.status = 'active' AND {cond} ORDER BY i.id",
             params,
         )
-        items = tuple(
-            FolderItem(
-                item_id=r["id"],
-                kind=r["kind"],
-                scope=r["scope"],
-                task_group=r["task_group"],
-                title=r["title"],
-                text=r["text"],
-                keywords=tuple(json.loads(r["keywords"])),
-                evidence=tuple(json.loads(r["evidence"])),
-                trust=r["trust"],
-                valid_from=when(r["valid_from"]),
-                updated_at=when(r["updated_at"]),  # type: ignore[arg-type]
-                usage_count=int(r["use_count"] or 0),
-                last_used=when(r["last_used"]),
-            )
-            for r in item_rows
-        )
+        items = tuple(folder_item(r) for r in item_rows)
         session_cond = "1 = 1" if project is None else "scope = ?"
         session_rows = self.query(
             f"SELECT * FROM {table('sessions')} WHERE {LIVE} AND {session_cond} ORDER BY native_id",
