@@ -46,6 +46,7 @@ from mnemolog.projections.folder_model import without_forgotten
 from mnemolog.projections.folder_writer import write_folder
 from mnemolog.projections.markdown_folder import render_folder
 from mnemolog.projections.queries import Reads
+from mnemolog.projections.schema import table
 
 Progress = Callable[[int, int, str], None]
 
@@ -159,14 +160,24 @@ def ingest(
     files = discover(paths)
     disable_external = store.settings.disable_on_external_context
     forgotten = matcher_for(store)  # tombstoned values never enter the log again, even from a session file
+    store.catch_up()
+    known = {
+        row["path"]: row["content_hash"]
+        for row in Reads(store.view).query(f"SELECT path, content_hash FROM {table('sessions')} WHERE deleted = 0")
+    }
     for done, found in enumerate(files, start=1):
         progress(done - 1, len(files), found.path.name)
         if found.error:
             report.errors.append({"path": str(found.path), "error": found.error})
             continue
         try:
-            transcript = read_session(found.path)
             digest = content_hash(found.path)
+            if known.get(str(found.path)) == digest:
+                # Same bytes as last time: nothing to parse, redact or record.
+                report.files_read += 1
+                report.unchanged += 1
+                continue
+            transcript = read_session(found.path)
         except SessionReadError as error:
             report.errors.append({"path": str(found.path), "error": str(error)})
             continue
