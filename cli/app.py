@@ -30,17 +30,18 @@ read_commands.register(app)
 
 def main() -> None:
     """Console entry point: user errors become one line on stderr and an exit code."""
-    import click
+    # typer vendors click: its usage errors are typer._click exceptions, not click's.
+    from typer._click.exceptions import ClickException
 
     try:
         code = app(standalone_mode=False)
     except UserError as error:
         errors.print(f"[red]error:[/red] {error}", highlight=False)
         sys.exit(int(error.code))
-    except click.exceptions.Abort:
+    except typer.Abort:
         errors.print("aborted")
         sys.exit(1)
-    except click.ClickException as error:
+    except ClickException as error:
         error.show()
         sys.exit(error.exit_code)
     sys.exit(code if isinstance(code, int) else 0)

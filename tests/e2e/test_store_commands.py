@@ -56,3 +56,10 @@ def test_a_bad_database_url_is_one_clear_error(tmp_path: Path) -> None:
     assert result.code == 1
     assert result.err.startswith("error: cannot open the store")
     assert "Traceback" not in result.err
+
+
+def test_usage_errors_exit_2_without_a_traceback(tmp_path: Path) -> None:
+    for args in (("explain", "a", "b"), ("nosuch",), ("ingest", "--limit", "3")):
+        result = run_cli(*args, env={"MNEMOLOG_HOME": str(tmp_path)})
+        assert result.code == 2, args
+        assert "Error:" in result.err and "Traceback" not in result.err
