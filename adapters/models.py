@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from mnemolog.adapters.heuristic import HeuristicConsolidator, HeuristicExtractor
-from mnemolog.adapters.openai_models import OpenAIConsolidator, OpenAIExtractor
 from mnemolog.adapters.settings import Settings
 from mnemolog.domain.ports import Consolidator, Extractor
 
@@ -42,6 +41,10 @@ def make_extractor(settings: Settings, name: str | None = None) -> Extractor:
     chosen = model_choice(settings, "extract", name)
     if chosen == OFFLINE:
         return HeuristicExtractor()
+    from mnemolog.adapters.openai_models import (
+        OpenAIExtractor,  # the openai client costs ~0.3 s to import
+    )
+
     return OpenAIExtractor(
         model=chosen,
         api_key=_key(settings, "extract"),
@@ -58,6 +61,8 @@ def make_consolidator(settings: Settings, name: str | None = None) -> Consolidat
     chosen = model_choice(settings, "consolidate", name)
     if chosen == OFFLINE:
         return HeuristicConsolidator()
+    from mnemolog.adapters.openai_models import OpenAIConsolidator
+
     return OpenAIConsolidator(
         model=chosen,
         api_key=_key(settings, "consolidate"),

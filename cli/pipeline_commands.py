@@ -66,7 +66,7 @@ def _extract(s: Store, model: str | None, limit: int | None, workers: int | None
         report = pipeline.extract(
             s, extractor, policy, limit=limit, workers=workers or s.settings.extract_workers, progress=bar
         )
-    return report, extractor.name
+    return report, str(getattr(extractor, "model", None) or extractor.name)
 
 
 def extract(
@@ -97,7 +97,7 @@ def extract(
 def _consolidate(s: Store, model: str | None, since: str | None = None, all_: bool = False) -> tuple[Any, str]:
     consolidator = make_consolidator(s.settings, model)
     result = pipeline.run_consolidation(s, consolidator, parse_since(since, s.clock()), all_)
-    return result, consolidator.name
+    return result, str(getattr(consolidator, "model", None) or consolidator.name)
 
 
 def _result_dict(result: Any, name: str) -> dict[str, Any]:
