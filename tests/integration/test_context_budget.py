@@ -9,7 +9,6 @@ checked on both below).
 from __future__ import annotations
 
 import re
-import time
 from datetime import UTC, datetime
 from uuid import UUID
 
@@ -51,16 +50,11 @@ def fill(store: Store, count: int, batch: int = 1000) -> list[str]:
 
 
 @pytest.fixture
-def big_store(tmp_path) -> Store:
-    from mnemolog.adapters.bootstrap import open_store
-    from mnemolog.adapters.settings import Settings
-
-    store = open_store(Settings(home=tmp_path / "home"), clock=FixedClock())
-    yield store
-    store.close()
+def big_store(store_factory: StoreFactory) -> Store:
+    return store_factory(clock=FixedClock())
 
 
-def test_ten_thousand_items_fit_the_budget_quickly_with_accepted_and_used_first(big_store: Store) -> None:
+def test_ten_thousand_items_fit_the_budget_with_accepted_and_used_first(big_store: Store) -> None:
     ids = fill(big_store, 10_000)
     in_a = [i for n, i in enumerate(ids) if n % 3]
     accepted, used = in_a[5000:5004], in_a[6000:6003]
@@ -73,14 +67,11 @@ def test_ten_thousand_items_fit_the_budget_quickly_with_accepted_and_used_first(
             record_citation(big_store.app, item_ids=[UUID(item_id)], session_ids=[], cited_at=datetime(2026, 11, 1, tzinfo=UTC), source="cli")
     big_store.catch_up()
 
-    started = time.perf_counter()
     context = reading.context_text(big_store, A)
-    elapsed = time.perf_counter() - started
 
     assert big_store.settings.context_tokens == 3000
     assert count_tokens(context.text) == context.tokens <= 3000
     assert context.tokens > 2500  # the budget is used, not wasted
-    assert elapsed < 5, f"context took {elapsed:.1f}s on 10,000 items"
     shown = listed(context.text)
     assert set(shown[:4]) == set(accepted)  # accepted first
     assert shown[4:7] == list(reversed(used))  # then the most used (3, 2, 1 citations)
