@@ -6,10 +6,9 @@ import re
 import time
 
 import pytest
-from support.shared_fixtures import shared_fixture
-
 from mnemolog.adapters.redaction import redact_transcript
 from mnemolog.adapters.session_files import read_session
+from support.shared_fixtures import shared_fixture
 
 pytestmark = pytest.mark.benchmark
 
