@@ -74,6 +74,13 @@ def forget_value(store: Store, value: str, scope: str, reason: str = forget.DEFA
     return result
 
 
+def resolve_session(store: Store, reference: str) -> UUID | None:
+    """A session's id from its mnemolog id or its agent's own id (a Codex thread id, a Claude session id)."""
+    store.catch_up()
+    rows = Reads(store.view).query(f"SELECT id FROM {table('sessions')} WHERE id = ? OR native_id = ?", [reference, reference])
+    return UUID(rows[0]["id"]) if len(rows) == 1 else None
+
+
 def forget_session(store: Store, session_id: UUID) -> forget.SessionForgetResult:
     """Delete a session; retire the items it was the sole evidence of."""
     store.catch_up()

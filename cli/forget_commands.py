@@ -25,7 +25,9 @@ def forget(
     value: str | None = typer.Argument(None, help="The value to forget ('-' reads it from stdin). Never stored or printed."),
     project: str | None = typer.Option(None, "--project", help="Only in this project: a scope key (git:host/owner/repo, path:/dir) or a directory."),
     global_: bool = typer.Option(False, "--global", help="Everywhere (the default)."),
-    session: str | None = typer.Option(None, "--session", help="Delete this session (its sole-evidence items retire)."),
+    session: str | None = typer.Option(
+        None, "--session", help="Delete this session (its id or the agent's own, e.g. a Codex thread id); its sole-evidence items retire."
+    ),
     item: str | None = typer.Option(None, "--item", help="Retire this item and tombstone its text."),
     reason: str = typer.Option(DEFAULT_REASON, "--reason", help="Why (stored; must not contain the value)."),
     json_out: bool = JSON,
@@ -39,7 +41,10 @@ def forget(
     with store() as s:
         if session:
             try:
-                done = forgetting.forget_session(s, _uuid(session, "session"))
+                found = forgetting.resolve_session(s, session.strip())
+                if found is None:
+                    raise NotFound(f"no session {session} (give its mnemolog id or its agent's session id)")
+                done = forgetting.forget_session(s, found)
             except NotFound as error:
                 raise UserError(str(error), Exit.NOT_FOUND) from error
             data = {"session": str(done.session_id), "deleted": done.deleted, "retired": [str(i) for i in done.retired]}

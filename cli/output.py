@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -15,7 +16,9 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-console = Console(soft_wrap=True)
+# Piped output is read by scripts and logs: no wrapping, wide tables.
+_PIPED_WIDTH = None if sys.stdout.isatty() or "COLUMNS" in os.environ else 200
+console = Console(soft_wrap=True, width=_PIPED_WIDTH)
 errors = Console(stderr=True, soft_wrap=True)
 
 

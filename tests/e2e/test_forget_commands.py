@@ -74,3 +74,23 @@ def test_forget_then_read_the_story(tmp_path: Path) -> None:
     reset = run_cli("reset", "--yes", "--json", env=env)
     assert reset.code == 0 and len(reset.json()["pruned"]) == 2 and len(reset.json()["retired"]) == 1
     assert run_cli("prune", "--json", env=env).json() == {"pruned": [], "retired": []}
+
+
+def test_forget_a_session_by_the_agents_own_id(tmp_path: Path) -> None:
+    from support.sessions import thread_id
+
+    home = tmp_path / "home"
+    store = open_store(Settings(home=home), clock=FixedClock())
+    try:
+        sc = start(store, tmp_path)
+        session_id = str(sc.source)
+    finally:
+        store.close()
+    env = {"MNEMOLOG_HOME": str(home)}
+
+    done = run_cli("forget", "--session", thread_id(1), "--json", env=env)
+
+    assert done.code == 0, done.err
+    assert done.json()["session"] == session_id and done.json()["deleted"] is True
+    missing = run_cli("forget", "--session", "no-such-session", env=env)
+    assert missing.code == 5 and "no session no-such-session" in missing.err
