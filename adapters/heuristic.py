@@ -653,7 +653,7 @@ class HeuristicConsolidator:
                         kind=kind,
                         text=text,
                         task_group=task.task_group,
-                        title=_clip(text, 80),
+                        title="",  # a bullet is its own title; only task records carry one
                         keywords=task.keywords,
                         evidence={entry.session_id},
                         scopes={entry.scope},
@@ -691,7 +691,7 @@ class HeuristicConsolidator:
                         task_group=""
                         if note.scope in ("", GLOBAL_SCOPE)
                         else _scope_tail(note.scope),
-                        title=_clip(note.text, 80),
+                        title="",
                         text=note.text.strip(),
                         reason=f"user note {note.note_id}",
                     )

@@ -21,9 +21,18 @@ from rich.markup import escape
 
 JSON = typer.Option(False, "--json", help="Print JSON.")
 CWD = typer.Option(None, "--cwd", help="The working folder whose project is read (default: the current folder).")
+PROJECT = typer.Option(
+    None, "--project", help="A project scope key instead of --cwd (git:host/owner/repo or path:/dir, as doctor and search print)."
+)
 
 
-def _scope(cwd: Path | None) -> str:
+def _scope(cwd: Path | None, project: str | None = None) -> str:
+    if project is not None:
+        if cwd is not None:
+            raise UserError("--cwd and --project exclude each other", Exit.USAGE)
+        if not project.startswith(("git:", "path:")):
+            raise UserError(f"not a project scope key: {escape(project)} (expected git:host/owner/repo or path:/dir)", Exit.USAGE)
+        return project
     if cwd is not None and not cwd.expanduser().is_dir():
         raise UserError(f"not a folder: {escape(str(cwd))}", Exit.USAGE)
     return reading.scope_for_cwd(cwd)
@@ -44,6 +53,7 @@ def _hook_input() -> dict[str, Any]:
 
 def context(
     cwd: Path | None = CWD,
+    project_key: str | None = PROJECT,
     hook: bool = typer.Option(False, "--hook", help="Read a Claude Code hook's JSON on stdin and take its cwd."),
     budget: int | None = typer.Option(None, "--budget", help="Token budget (default: the context_tokens setting)."),
     json_out: bool = typer.Option(False, "--json", help="Print Claude Code's SessionStart hook JSON instead of plain text."),
@@ -55,7 +65,7 @@ def context(
         folder = Path(hook_folder) if isinstance(hook_folder, str) and hook_folder.strip() else None
         if folder is not None and not folder.is_dir():
             folder = None  # the session's folder is gone: read the current one
-    project = _scope(folder)
+    project = _scope(folder, project_key)
     with store() as s:
         result = reading.context_text(s, project, budget)
     if json_out:
@@ -73,6 +83,7 @@ def _validity(hit: dict[str, Any]) -> str:
 def search(
     query: str = typer.Argument(..., help="Words to look for."),
     cwd: Path | None = CWD,
+    project_key: str | None = PROJECT,
     kind: str | None = typer.Option(None, "--kind", help="Only this kind: preference, knowledge, failure, task, skill."),
     limit: int = typer.Option(20, "--limit", min=1, max=200, help="At most N hits."),
     json_out: bool = JSON,
@@ -80,7 +91,7 @@ def search(
     """Full-text search over current memory of this project and the user, best first."""
     if kind is not None and kind not in reading.KINDS:
         raise UserError(f"unknown kind {kind!r} (expected one of {', '.join(reading.KINDS)})", Exit.USAGE)
-    project = _scope(cwd)
+    project = _scope(cwd, project_key)
     with store() as s:
         hits = [reading.hit_dict(h) for h in reading.search(s, query, project, kind, limit)]
     if json_out:
@@ -102,10 +113,11 @@ def search(
 def show(
     item: str = typer.Argument(..., help="An item id (as printed by search, or [item:<id>])."),
     cwd: Path | None = CWD,
+    project_key: str | None = PROJECT,
     json_out: bool = JSON,
 ) -> None:
     """One memory item with its status, trust, validity, usage and evidence."""
-    project = _scope(cwd)
+    project = _scope(cwd, project_key)
     with store() as s:
         found = reading.show_item(s, item, project)
     if found is None:
