@@ -149,3 +149,29 @@ def test_codex_notes_files_are_imported_once(world: dict, tmp_path: Path) -> Non
     assert first["skipped"][0]["file"].endswith("drop.md")
     again = run_cli("note", "--import-files", "--folder", str(folder), "--json", env=world["env"]).json()
     assert again["imported"] == [] and len(again["already"]) == 2
+
+
+def test_reads_by_project_key_from_anywhere(tmp_path: Path) -> None:
+    from mnemolog.adapters.bootstrap import open_store
+    from mnemolog.adapters.settings import Settings
+    from support.memory import item, save
+
+    home = tmp_path / "home"
+    store = open_store(Settings(home=home))
+    try:
+        ours, theirs = save(
+            store,
+            item("git:github.com/acme/api", "Run make test-fast before pushing.", title="Fast tests"),
+            item("git:github.com/acme/web", "Run make test-fast in the web repo too.", title="Web tests"),
+        )
+    finally:
+        store.close()
+    env = {"MNEMOLOG_HOME": str(home)}
+
+    found = run_cli("search", "test-fast", "--project", "git:github.com/acme/api", "--json", env=env, cwd=tmp_path)
+
+    assert found.code == 0, found.err
+    assert [h["id"] for h in found.json()["hits"]] == [ours]
+    assert run_cli("show", theirs, "--project", "git:github.com/acme/api", env=env).code == 5
+    bad = run_cli("search", "x", "--project", "acme", env=env)
+    assert bad.code == 2 and "not a project scope key" in bad.err
