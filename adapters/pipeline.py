@@ -309,7 +309,14 @@ def run_consolidation(
         retention = max(retention, store.clock() - since)
     policy = PhaseTwoPolicy(retention=retention, limit=settings.max_selected)
     result = consolidate(
-        store.app, Reads(store.view), consolidator, matcher_for(store), now=store.clock, worker=worker_name(), policy=policy
+        store.app,
+        Reads(store.view),
+        consolidator,
+        matcher_for(store),
+        now=store.clock,
+        worker=worker_name(),
+        policy=policy,
+        scrub=redact,
     )
     store.catch_up()
     return result

@@ -61,6 +61,7 @@ class Consolidation(EventSourced):
         output_tokens: int = 0
         user_profile: str = ""
         notes_applied: tuple[UUID, ...] = ()
+        redactions: int = 0  # secrets cut out of what the model wrote
 
         def apply(self, aggregate: Any) -> None:
             """Mark completed."""

@@ -20,6 +20,7 @@ from mnemolog.domain.consolidation import (
 from mnemolog.domain.forgetting import TombstoneMatcher
 from mnemolog.domain.memory_item import EditedBy, MemoryItem
 from mnemolog.domain.note import Note
+from mnemolog.domain.plan import ConsolidationPlan
 from mnemolog.domain.plan_checks import CurrentItem, check_plan, code_retirements, droppable_edits
 from mnemolog.domain.ports import (
     ConsolidationRequest,
@@ -103,11 +104,35 @@ def _handles(items: Sequence[CurrentItem]) -> dict[str, CurrentItem]:
     return {f"I{n + 1}": item for n, item in enumerate(ordered)}
 
 
-def _scrub_everywhere(text: str, matcher: TombstoneMatcher) -> str:
-    # The profile is read in every project: cut values forgotten in any scope.
-    for scope in sorted({rule.scope for rule in matcher.rules}):
-        text = matcher.scrub(text, scope)[0]
-    return text
+Scrub = Callable[[str], tuple[str, int]]
+
+
+def _no_secrets(text: str) -> tuple[str, int]:
+    return text, 0
+
+
+def _redacted(plan: ConsolidationPlan, scrub: Scrub) -> tuple[ConsolidationPlan, int]:
+    """The plan with secrets redacted from every text the model wrote (guarantee 5)."""
+    count = 0
+
+    def clean(text: str) -> str:
+        nonlocal count
+        cleaned, found = scrub(text)
+        count += found
+        return cleaned
+
+    edits = tuple(
+        edit.model_copy(
+            update={
+                "title": clean(edit.title),
+                "text": clean(edit.text),
+                "task_group": clean(edit.task_group),
+                "keywords": tuple(clean(k) for k in edit.keywords),
+            }
+        )
+        for edit in plan.edits
+    )
+    return plan.model_copy(update={"edits": edits, "user_profile": clean(plan.user_profile)}), count
 
 
 def consolidate(
@@ -119,8 +144,12 @@ def consolidate(
     now: Callable[[], datetime],
     worker: str,
     policy: PhaseTwoPolicy = PhaseTwoPolicy(),
+    scrub: Scrub = _no_secrets,
 ) -> PhaseTwoResult:
-    """Run one consolidation. Exits with status "busy" when another run holds the lease."""
+    """Run one consolidation. Exits with status "busy" when another run holds the lease.
+
+    ``scrub`` redacts secrets from what the model wrote before anything is checked or stored.
+    """
     selection = select(reads.candidates(), now(), policy.retention, policy.limit)
     previous = reads.last_completed_selection()
     input_diff = diff(previous, selection)
@@ -192,7 +221,8 @@ def consolidate(
 
     selected_scopes = {sid: s.scope for sid, s in sessions.items()}
     global_notes = frozenset(UUID(n.note_id) for n in notes if n.scope == "global")
-    plan, dropped = droppable_edits(answer.plan, handles)
+    redacted, redactions = _redacted(answer.plan, scrub)
+    plan, dropped = droppable_edits(redacted, handles)
     problems = check_plan(
         plan, handles=handles, selected_scopes=selected_scopes, global_note_ids=global_notes, matcher=matcher
     )
@@ -272,7 +302,8 @@ def consolidate(
         prompt_hash=answer.prompt_hash,
         input_tokens=answer.usage.input_tokens,
         output_tokens=answer.usage.output_tokens,
-        user_profile=_scrub_everywhere(answer.plan.user_profile, matcher),
+        user_profile=matcher.scrub_everywhere(plan.user_profile)[0],  # read in every project
+        redactions=redactions,
         notes_applied=tuple(n.id for n in applied_notes),
     )
     lease.release(run.id)

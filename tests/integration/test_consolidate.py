@@ -210,3 +210,27 @@ def test_two_consolidations_at_once_one_runs_one_exits(store_factory, tmp_path: 
     assert results["second"].status == "busy" and "running" in results["second"].detail
     assert results["first"].status == "completed"
     assert pipeline.run_consolidation(other, ScriptedConsolidator(default=ConsolidationPlan(edits=()))).status == "completed"
+
+
+def test_secrets_in_a_plan_are_redacted_before_anything_is_stored(store_factory, tmp_path: Path) -> None:
+    from support.raw_events import raw_log_contains
+
+    build_sessions(tmp_path / "s")
+    store = store_factory()
+    run_pipeline(store, tmp_path / "s")
+    secret = "ghp_" + "R8mT2vQx9LwZ4kPa7Nc3Yd6Hj1Fs5Ge0Ub2W"
+    api_session = str(session_id_for("codex", thread_id(1)))
+    plan = ConsolidationPlan(
+        edits=(Edit(op="add", kind="knowledge", scope=API, title="CI token", text=f"CI pushes with token {secret}",
+                    keywords=("ci",), evidence=(api_session,), reason="seen"),),
+        user_profile=f"Keeps a token around: {secret}",
+    )
+
+    result = pipeline.run_consolidation(store, ScriptedConsolidator(plan), all_sessions=True)
+
+    assert result.status == "completed"
+    completed = list(store.app.events.get(result.consolidation_id))[-1]
+    assert completed.redactions == 2 and secret not in completed.user_profile
+    assert not raw_log_contains(store, secret)
+    texts = [r["text"] for r in Reads(store.view).dump()["items"]]
+    assert "CI pushes with token [REDACTED_SECRET]" in texts
