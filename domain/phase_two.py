@@ -12,6 +12,7 @@ from eventsourcing.persistence import IntegrityError
 from mnemolog.domain.application import MnemologApp
 from mnemolog.domain.consolidation import (
     Consolidation,
+    InputDiff,
     LeaseHeld,
     Override,
     PhaseTwoLease,
@@ -178,46 +179,17 @@ def consolidate(
     handles = _handles(items)
     sessions = reads.selected_sessions([s.session_id for s in selection])
     notes = reads.pending_notes()
-    changed = set(input_diff.added) | set(input_diff.changed)
-    request = ConsolidationRequest(
-        items=[
-            ItemForModel(h, i.kind, i.scope, i.task_group, i.title, i.text, i.keywords, tuple(str(e) for e in i.evidence))
-            for h, i in handles.items()
-        ],
-        inputs=[
-            InputForModel(
-                session_id=str(s.session_id),
-                scope=sessions[s.session_id].scope,
-                cwd=sessions[s.session_id].cwd,
-                updated_at=sessions[s.session_id].updated_at,
-                rollout_summary=sessions[s.session_id].rollout_summary,
-                raw_memory=sessions[s.session_id].raw_memory,
-                change=("added" if s.session_id in input_diff.added else "changed" if s.session_id in changed else "unchanged"),
-            )
-            for s in selection
-            if s.session_id in sessions
-        ],
-        removed_sessions=[str(s) for s in input_diff.removed],
-        notes=notes,
-    )
 
-    def finish_failed(error: str, rejected: tuple[Override, ...] = (), model: str = "", prompt_hash: str = "") -> PhaseTwoResult:
-        def command() -> None:
-            current_run: Consolidation = app.repository.get(run.id)
-            current_lease: PhaseTwoLease = app.repository.get(PhaseTwoLease.create_id())
-            current_run.fail(error, rejected, model=model, prompt_hash=prompt_hash)
-            current_lease.release(run.id)
-            app.save_all(current_run, current_lease)
-
-        app.retrying(command)
+    def failed(error: str, rejected: tuple[Override, ...] = (), model: str = "", prompt_hash: str = "") -> PhaseTwoResult:
+        _record_failure(app, run.id, error, rejected, model, prompt_hash)
         result.detail = error
         result.overrides = list(rejected)
         return result
 
     try:
-        answer = consolidator.consolidate(request)
+        answer = consolidator.consolidate(_request(handles, selection, sessions, input_diff, notes))
     except ModelError as error:
-        return finish_failed(f"model error: {error}")
+        return failed(f"model error: {error}")
 
     selected_scopes = {sid: s.scope for sid, s in sessions.items()}
     global_notes = frozenset(UUID(n.note_id) for n in notes if n.scope == "global")
@@ -227,76 +199,28 @@ def consolidate(
         plan, handles=handles, selected_scopes=selected_scopes, global_note_ids=global_notes, matcher=matcher
     )
     if problems:
-        return finish_failed(
-            f"the plan broke {len(problems)} rule(s); nothing was applied",
-            tuple(problems),
-            answer.model,
-            answer.prompt_hash,
+        return failed(
+            f"the plan broke {len(problems)} rule(s); nothing was applied", tuple(problems), answer.model, answer.prompt_hash
         )
 
-    stamp = now()
-    changed_items: dict[UUID, MemoryItem] = {}
-    new_items: list[MemoryItem] = []
-    counts = {"added": 0, "revised": 0, "retired": 0, "invalidated": 0}
-    for edit in plan.edits:
-        evidence = tuple(sorted({UUID(e) for e in edit.evidence if UUID(e) in selected_scopes}, key=str))
-        if edit.op == "add":
-            new_items.append(
-                MemoryItem(
-                    kind=edit.kind.value,
-                    scope=edit.scope,
-                    task_group=edit.task_group,
-                    title=edit.title,
-                    text=edit.text,
-                    keywords=tuple(edit.keywords),
-                    evidence=evidence,
-                    valid_from=edit.valid_from,
-                    consolidation_id=run.id,
-                    reason=edit.reason,
-                )
-            )
-            counts["added"] += 1
-            continue
-        target_id = handles[edit.target or ""].item_id
-        item = changed_items.get(target_id) or app.repository.get(target_id)
-        changed_items[target_id] = item
-        if edit.op == "revise":
-            item.revise(
-                title=edit.title or item.title,
-                text=edit.text or item.text,
-                keywords=tuple(edit.keywords) or item.keywords,
-                evidence=evidence or item.evidence,
-                valid_from=edit.valid_from,
-                consolidation_id=run.id,
-                reason=edit.reason,
-            )
-            counts["revised"] += 1
-        elif edit.op == "retire" and item.retire(edit.reason, run.id):
-            counts["retired"] += 1
-        elif edit.op == "invalidate" and item.invalidate(edit.valid_from or stamp, edit.reason, run.id):
-            counts["invalidated"] += 1
-
-    touched = frozenset(i for i, it in changed_items.items() if not it.is_active)
+    edits = _Edits(app, run.id)
+    edits.apply(plan, handles, frozenset(selected_scopes), now())
     # Judge evidence as the plan left it: a revise may have given an item new evidence.
     after_plan = [
-        replace(i, evidence=tuple(changed_items[i.item_id].evidence)) if i.item_id in changed_items else i for i in items
+        replace(i, evidence=tuple(edits.changed[i.item_id].evidence)) if i.item_id in edits.changed else i for i in items
     ]
+    touched = frozenset(i for i, it in edits.changed.items() if not it.is_active)
     overrides = code_retirements(after_plan, reads.live_session_ids(), matcher, touched)
     for override in overrides:
         assert override.item_id is not None
-        item = changed_items.get(override.item_id) or app.repository.get(override.item_id)
-        changed_items[override.item_id] = item
-        if item.retire(override.reason, run.id, by=EditedBy.CODE):
-            counts["retired"] += 1
+        if edits.item(override.item_id).retire(override.reason, run.id, by=EditedBy.CODE):
+            edits.counts["retired"] += 1
 
-    applied_notes: list[Note] = []
-    for note in notes:
-        note_aggregate: Note = app.repository.get(UUID(note.note_id))
-        note_aggregate.mark_applied(run.id)
-        applied_notes.append(note_aggregate)
-
+    applied_notes: list[Note] = [app.repository.get(UUID(n.note_id)) for n in notes]
+    for note in applied_notes:
+        note.mark_applied(run.id)
     run.complete(
-        **counts,
+        **edits.counts,
         overrides=(*dropped, *overrides),
         model=answer.model,
         prompt_hash=answer.prompt_hash,
@@ -309,11 +233,118 @@ def consolidate(
     lease.release(run.id)
     try:
         # The edits, the notes, the run's outcome and the lease release: one transaction.
-        app.save_all(run, lease, *changed_items.values(), *new_items, *applied_notes)
+        app.save_all(run, lease, *edits.changed.values(), *edits.new, *applied_notes)
     except IntegrityError:
-        return finish_failed("memory changed while consolidating (e.g. a forget); nothing was applied")
+        return failed("memory changed while consolidating (e.g. a forget); nothing was applied")
     result.status = "completed"
     result.overrides = [*dropped, *overrides]
-    for key, value in counts.items():
+    for key, value in edits.counts.items():
         setattr(result, key, value)
     return result
+
+
+def _request(
+    handles: dict[str, CurrentItem],
+    selection: Sequence[SelectedInput],
+    sessions: dict[UUID, SelectedSession],
+    input_diff: InputDiff,
+    notes: Sequence[NoteForModel],
+) -> ConsolidationRequest:
+    """What the model sees: items under handles, the selected inputs with their change, removals, notes."""
+
+    def change(session_id: UUID) -> str:
+        if session_id in input_diff.added:
+            return "added"
+        return "changed" if session_id in input_diff.changed else "unchanged"
+
+    return ConsolidationRequest(
+        items=[
+            ItemForModel(h, i.kind, i.scope, i.task_group, i.title, i.text, i.keywords, tuple(str(e) for e in i.evidence))
+            for h, i in handles.items()
+        ],
+        inputs=[
+            InputForModel(
+                session_id=str(s.session_id),
+                scope=sessions[s.session_id].scope,
+                cwd=sessions[s.session_id].cwd,
+                updated_at=sessions[s.session_id].updated_at,
+                rollout_summary=sessions[s.session_id].rollout_summary,
+                raw_memory=sessions[s.session_id].raw_memory,
+                change=change(s.session_id),
+            )
+            for s in selection
+            if s.session_id in sessions
+        ],
+        removed_sessions=[str(s) for s in input_diff.removed],
+        notes=notes,
+    )
+
+
+class _Edits:
+    """A checked plan turned into pending item events (saved later, in one transaction)."""
+
+    def __init__(self, app: MnemologApp, run_id: UUID) -> None:
+        self.app = app
+        self.run_id = run_id
+        self.changed: dict[UUID, MemoryItem] = {}
+        self.new: list[MemoryItem] = []
+        self.counts = {"added": 0, "revised": 0, "retired": 0, "invalidated": 0}
+
+    def item(self, item_id: UUID) -> MemoryItem:
+        """The item, loaded once per run so every edit of it lands on the same aggregate."""
+        if item_id not in self.changed:
+            self.changed[item_id] = self.app.repository.get(item_id)
+        return self.changed[item_id]
+
+    def apply(self, plan: ConsolidationPlan, handles: dict[str, CurrentItem], selected: frozenset[UUID], stamp: datetime) -> None:
+        """Apply every edit of a plan that passed the checks."""
+        for edit in plan.edits:
+            evidence = tuple(sorted({UUID(e) for e in edit.evidence if UUID(e) in selected}, key=str))
+            if edit.op == "add":
+                self.new.append(
+                    MemoryItem(
+                        kind=edit.kind.value,
+                        scope=edit.scope,
+                        task_group=edit.task_group,
+                        title=edit.title,
+                        text=edit.text,
+                        keywords=tuple(edit.keywords),
+                        evidence=evidence,
+                        valid_from=edit.valid_from,
+                        consolidation_id=self.run_id,
+                        reason=edit.reason,
+                    )
+                )
+                self.counts["added"] += 1
+                continue
+            item = self.item(handles[edit.target or ""].item_id)
+            if edit.op == "revise":
+                item.revise(
+                    title=edit.title or item.title,
+                    text=edit.text or item.text,
+                    keywords=tuple(edit.keywords) or item.keywords,
+                    evidence=evidence or item.evidence,
+                    valid_from=edit.valid_from,
+                    consolidation_id=self.run_id,
+                    reason=edit.reason,
+                )
+                self.counts["revised"] += 1
+            elif edit.op == "retire" and item.retire(edit.reason, self.run_id):
+                self.counts["retired"] += 1
+            elif edit.op == "invalidate" and item.invalidate(edit.valid_from or stamp, edit.reason, self.run_id):
+                self.counts["invalidated"] += 1
+
+
+def _record_failure(
+    app: MnemologApp, run_id: UUID, error: str, rejected: tuple[Override, ...], model: str, prompt_hash: str
+) -> None:
+    """Record that nothing of the run was applied, and free the lease."""
+
+    def command() -> None:
+        run: Consolidation = app.repository.get(run_id)
+        lease: PhaseTwoLease = app.repository.get(PhaseTwoLease.create_id())
+        run.fail(error, rejected, model=model, prompt_hash=prompt_hash)
+        lease.release(run_id)
+        app.save_all(run, lease)
+
+    app.retrying(command)
