@@ -9,7 +9,9 @@ rolls the whole batch back.
 from __future__ import annotations
 
 import contextlib
+import tempfile
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any, Protocol
 
 from eventsourcing.persistence import IntegrityError, Tracking
@@ -18,7 +20,13 @@ from eventsourcing.projection import Projection
 from eventsourcing.sqlite import SQLiteDatastore, SQLiteTrackingRecorder
 from mnemolog.domain.application import MnemologApp
 from mnemolog.projections.memory_view import apply_event
-from mnemolog.projections.schema import create_statements, drop_statements, index_statements
+from mnemolog.projections.schema import (
+    copied_tables,
+    create_statements,
+    drop_statements,
+    index_statements,
+    table,
+)
 from mnemolog.projections.sql import Sql
 from psycopg.sql import SQL
 
@@ -164,8 +172,43 @@ def catch_up(app: MnemologApp, view: MemoryView, batch_size: int = 200) -> int:
 
 
 def rebuild(app: MnemologApp, view: MemoryView, batch_size: int = 1000) -> int:
-    """Drop every projection table and replay the whole log; returns the events replayed."""
+    """Drop every projection table and replay the whole log; returns the events replayed.
+
+    SQLite replays in batches straight into its tables. PostgreSQL replays into
+    a scratch SQLite view (the same ``apply_event``), then loads every table
+    with COPY and builds the indexes after loading, all in one transaction.
+    """
+    if isinstance(view, PostgresMemoryView):
+        return _rebuild_by_copy(app, view, batch_size)
     view.reset(app.name)
     count = catch_up(app, view, batch_size=batch_size)
     view.build_indexes()
+    return count
+
+
+def _rebuild_by_copy(app: MnemologApp, view: PostgresMemoryView, batch_size: int) -> int:
+    with tempfile.TemporaryDirectory(prefix="mnemolog-rebuild-") as scratch:
+        staging = open_sqlite_view(str(Path(scratch) / "views.sqlite"))
+        try:
+            count = catch_up(app, staging, batch_size=batch_size)
+            with staging.reading() as source, view.datastore.transaction(commit=True) as cursor:
+                for statement in drop_statements():
+                    cursor.execute(statement)
+                cursor.execute(f"DELETE FROM {PG_TRACKING_TABLE} WHERE application_name = %s", (app.name,))
+                for statement in create_statements("postgres", with_indexes=False):
+                    cursor.execute(statement)
+                for name in copied_tables():
+                    rows = source.rows(f"SELECT * FROM {table(name)}")
+                    if not rows:
+                        continue
+                    columns = list(rows[0])
+                    with cursor.copy(f"COPY {table(name)} ({', '.join(columns)}) FROM STDIN") as copy:
+                        for row in rows:
+                            copy.write_row([row[c] for c in columns])
+                for statement in index_statements("postgres"):
+                    cursor.execute(statement)
+                if count:
+                    view._insert_tracking(cursor, Tracking(app.name, staging.position(app.name)))
+        finally:
+            staging.datastore.close()
     return count

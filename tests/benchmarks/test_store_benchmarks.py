@@ -59,3 +59,40 @@ def test_append_and_rebuild_against_raw_sqlite(tmp_path: Path) -> None:
         f"time ratio {rebuilt / raw_read:.2f}"
     )
     store.close()
+
+
+def test_append_and_rebuild_against_raw_postgres(tmp_path: Path, postgres_dsn: str) -> None:
+    import psycopg
+    from support.stores import reset_postgres
+
+    reset_postgres(postgres_dsn)
+    store = open_store(Settings(home=tmp_path / "home", database_url=postgres_dsn))
+    sessions = [
+        [Session(facts=facts(f"bench-{b}-{i}"), transcript=TRANSCRIPT) for i in range(PER_BATCH)] for b in range(BATCHES)
+    ]
+    appended = _timed(lambda: [store.app.save_all(*batch) for batch in sessions])
+    stored = [
+        (str(n.originator_id), n.originator_version, n.topic, bytes(n.state))
+        for n in store.app.recorder.select_notifications(start=1, limit=BATCHES * PER_BATCH)
+    ]
+    with psycopg.connect(postgres_dsn) as raw:
+        raw.execute("CREATE TABLE raw_events (id text, version int, topic text, state bytea, PRIMARY KEY (id, version))")
+        raw.commit()
+
+        def raw_append() -> None:
+            with raw.cursor() as cur:
+                for b in range(BATCHES):
+                    cur.executemany("INSERT INTO raw_events VALUES (%s, %s, %s, %s)", stored[b * PER_BATCH : (b + 1) * PER_BATCH])
+                    raw.commit()
+
+        baseline = _timed(raw_append)
+        rebuilt = _timed(store.rebuild)
+        raw_read = _timed(lambda: [json.loads(bytes(r[0])) for r in raw.execute("SELECT state FROM raw_events")])
+    events = len(stored)
+    print(
+        f"\nPostgreSQL append {events} events: mnemolog {events / appended:,.0f}/s, raw executemany {events / baseline:,.0f}/s, "
+        f"time ratio {appended / baseline:.2f}"
+        f"\nPostgreSQL rebuild (replay + COPY) {events} events: mnemolog {events / rebuilt:,.0f}/s, raw read+decode "
+        f"{events / raw_read:,.0f}/s, time ratio {rebuilt / raw_read:.2f}"
+    )
+    store.close()
