@@ -25,6 +25,15 @@ MODEL = typer.Option(None, "--model", help="Model name, or 'heuristic' for the o
 def _ingest(s: Store, paths: list[Path], since: str | None, all_: bool, quiet: bool) -> pipeline.IngestReport:
     policy = pipeline.since_policy(s.settings, parse_since(since, s.clock()), all_)
     roots = paths or pipeline.default_paths()
+    if not roots:
+        from mnemolog.adapters.session_files import default_session_roots
+
+        looked = ", ".join(str(path) for _, path in default_session_roots(dict(os.environ)))
+        errors.print(
+            f"[yellow]warning:[/yellow] no session folders found (looked in {looked}); "
+            "pass session files or folders, or set CODEX_HOME",
+            highlight=False,
+        )
     with progress_bar("ingest", enabled=not quiet) as bar:
         return pipeline.ingest(s, roots, policy, progress=bar)
 
