@@ -10,6 +10,7 @@ from mnemolog.cli import (
     history_commands,
     pipeline_commands,
     read_commands,
+    review_commands,
     store_commands,
 )
 from mnemolog.cli.output import UserError, errors
@@ -26,6 +27,7 @@ pipeline_commands.register(app)
 forget_commands.register(app)
 history_commands.register(app)
 read_commands.register(app)
+review_commands.register(app)
 
 
 def main() -> None:

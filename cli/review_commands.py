@@ -1,0 +1,48 @@
+"""Reviewing memory: set an item's trust state (accepted items come first in context)."""
+
+from __future__ import annotations
+
+import getpass
+from uuid import UUID
+
+import typer
+from mnemolog.cli.context import store
+from mnemolog.cli.output import Exit, UserError, console, emit_json
+from mnemolog.domain.memory_item import Trust
+from mnemolog.domain.review import ItemNotFound, review_item
+
+
+def review(
+    item: str = typer.Argument(..., help="An item id (as printed by search, or [item:<id>])."),
+    accept: bool = typer.Option(False, "--accept", help="The item is right: it comes first in context."),
+    reject: bool = typer.Option(False, "--reject", help="The item is wrong: it is no longer read."),
+    doubt: bool = typer.Option(False, "--doubt", help="The item may be wrong: it comes after proposed items."),
+    by: str | None = typer.Option(None, "--by", help="Who reviews (default: the login name)."),
+    note: str = typer.Option("", "--note", help="Why, for the item's history."),
+    json_out: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Accept, reject or doubt a memory item (a Reviewed event; explain shows it)."""
+    chosen = [verdict for verdict, given in ((Trust.ACCEPTED, accept), (Trust.REJECTED, reject), (Trust.DOUBTED, doubt)) if given]
+    if len(chosen) != 1:
+        raise UserError("give exactly one of --accept, --reject or --doubt", Exit.USAGE)
+    raw = item.strip().removeprefix("[item:").removesuffix("]")
+    try:
+        item_id = UUID(raw)
+    except ValueError as error:
+        raise UserError(f"not an item id: {raw[:40]!r}", Exit.USAGE) from error
+    with store() as s:
+        try:
+            changed = review_item(s.app, item_id, chosen[0], by or getpass.getuser(), note)
+        except ItemNotFound as error:
+            raise UserError(str(error), Exit.NOT_FOUND) from error
+        s.catch_up()
+    if json_out:
+        emit_json({"item": str(item_id), "trust": chosen[0].value, "changed": changed})
+    else:
+        state = "now" if changed else "already"
+        console.print(f"item {item_id} is {state} {chosen[0].value}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add these commands to the app."""
+    app.command()(review)
