@@ -15,7 +15,7 @@ from mnemolog.domain.review import ItemNotFound, review_item
 def review(
     item: str = typer.Argument(..., help="An item id (as printed by search, or [item:<id>])."),
     accept: bool = typer.Option(False, "--accept", help="The item is right: it comes first in context."),
-    reject: bool = typer.Option(False, "--reject", help="The item is wrong: it is no longer read."),
+    reject: bool = typer.Option(False, "--reject", help="The item is wrong: it leaves the context and the folder."),
     doubt: bool = typer.Option(False, "--doubt", help="The item may be wrong: it comes after proposed items."),
     by: str | None = typer.Option(None, "--by", help="Who reviews (default: the login name)."),
     note: str = typer.Option("", "--note", help="Why, for the item's history."),
