@@ -31,6 +31,7 @@ from psycopg.conninfo import conninfo_to_dict
 
 Clock = Callable[[], datetime]
 
+SETTINGS_TABLE = "mnemolog_settings"  # store-wide settings kept outside the log (PostgreSQL)
 SCHEMA_LOCK = 0x6D6E656D6F6C6F67  # "mnemolog": the advisory lock taken while creating tables
 
 
@@ -54,6 +55,7 @@ class Store:
     location: str  # a path, or a URL without its password
     clock: Clock = field(default=utc_now)
     env: dict[str, str] = field(default_factory=dict)  # the eventsourcing environment of the log
+    _key: bytes | None = field(default=None, repr=False)
 
     def catch_up(self) -> int:
         """Bring the views up to the end of the log."""
@@ -94,16 +96,40 @@ class Store:
         return self.app.max_notification_id() - self.view.position(self.app.name)
 
     def tombstone_key(self) -> bytes:
-        """The key for tombstone hashes: configured, else generated once into the home folder."""
+        """The key for tombstone hashes, kept outside the log.
+
+        Configured (``tombstone_key``), else generated once: into the home
+        folder for SQLite, or into the PostgreSQL database's own settings table
+        (not the event log, not a projection), so that every machine sharing
+        the store matches the same tombstones.
+        """
         configured = self.settings.tombstone_key
         if configured is not None:
             return configured.get_secret_value().encode()
+        if self._key is None:
+            self._key = self._shared_key() if self.backend == "postgres" else self._home_key()
+        return self._key
+
+    def _home_key(self) -> bytes:
         path = self.settings.home / "tombstone.key"
         if not path.exists():
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(secrets.token_hex(32))
             path.chmod(0o600)
         return path.read_text().strip().encode()
+
+    def _shared_key(self) -> bytes:
+        assert self.settings.database_url is not None
+        with psycopg.connect(self.settings.database_url.get_secret_value(), autocommit=True) as conn:
+            conn.execute(f"CREATE TABLE IF NOT EXISTS {SETTINGS_TABLE} (name text PRIMARY KEY, value text NOT NULL)")
+            # Two machines generating at once: the first insert wins and both read it back.
+            conn.execute(
+                f"INSERT INTO {SETTINGS_TABLE} (name, value) VALUES ('tombstone_key', %s) ON CONFLICT (name) DO NOTHING",
+                (secrets.token_hex(32),),
+            )
+            row = conn.execute(f"SELECT value FROM {SETTINGS_TABLE} WHERE name = 'tombstone_key'").fetchone()
+        assert row is not None
+        return str(row[0]).encode()
 
     def close(self) -> None:
         """Release connections."""
