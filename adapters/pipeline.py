@@ -92,13 +92,18 @@ class IngestReport:
         return {**asdict(self), "partial": self.partial}
 
 
-def facts_for(transcript: Transcript, digest: str, redactions: int) -> SessionFacts:
-    """The session facts recorded at ingest."""
+def session_remote(transcript: Transcript) -> str | None:
+    """The session's git remote: as recorded, else asked of its repository when that is on this machine."""
     meta = transcript.meta
-    remote = meta.git_remote
-    if remote is None and meta.cwd and Path(meta.cwd).is_dir():
+    if meta.git_remote is None and meta.cwd and Path(meta.cwd).is_dir():
         # Claude Code records no remote: ask the repository, so both agents share a scope.
-        remote = git_remote(meta.cwd)
+        return git_remote(meta.cwd)
+    return meta.git_remote
+
+
+def facts_for(transcript: Transcript, digest: str, redactions: int, remote: str | None) -> SessionFacts:
+    """The session facts recorded at ingest (``remote`` from ``session_remote``)."""
+    meta = transcript.meta
     return SessionFacts(
         source=meta.source,
         native_id=meta.native_id,
@@ -185,7 +190,9 @@ def ingest(
         for reason, count in transcript.skipped.items():
             report.lines_skipped[reason] = report.lines_skipped.get(reason, 0) + count
         clean, redactions = redact_transcript(transcript)
-        clean = scrub_transcript(clean, forgotten, project_scope(clean.meta.git_remote, clean.meta.cwd))[0]
+        remote = session_remote(clean)
+        # Scrub in the scope the session is recorded under, so its project's tombstones apply.
+        clean = scrub_transcript(clean, forgotten, project_scope(remote, clean.meta.cwd))[0]
         report.redactions += redactions
         pollution = None
         if disable_external and (clean.used_web_search or clean.used_mcp_tools):
@@ -195,7 +202,7 @@ def ingest(
             report.polluted += 1
         outcome = record_session(
             store.app,
-            facts_for(clean, digest, redactions),
+            facts_for(clean, digest, redactions, remote),
             clean.items,
             now=store.clock(),
             policy=policy,

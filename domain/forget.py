@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from uuid import UUID
 
 from mnemolog.domain.application import MnemologApp
-from mnemolog.domain.forgetting import TombstoneMatcher, TombstoneRule, fingerprint
+from mnemolog.domain.forgetting import TombstoneMatcher, TombstoneRule, fingerprint, matchable_text
 from mnemolog.domain.memory_item import EditedBy, MemoryItem
 from mnemolog.domain.plan import GLOBAL_SCOPE
 from mnemolog.domain.plan_checks import CurrentItem
 from mnemolog.domain.session import Session
-from mnemolog.domain.tombstone import Tombstone, tombstone_id_for
+from mnemolog.domain.tombstone import Tombstone, record_suppression, tombstone_id_for
 
 DEFAULT_REASON = "forgotten at the user's request"
 
@@ -58,7 +58,7 @@ class ItemForgetResult:
 
 def item_text(item: CurrentItem) -> str:
     """The texts of an item a tombstone is matched against."""
-    return " ".join([item.title, item.text, " ".join(item.keywords), item.task_group])
+    return matchable_text(item.title, item.text, item.keywords, item.task_group)
 
 
 def _reaches(rule_scope: str, item_scope: str) -> bool:
@@ -131,10 +131,10 @@ def forget_value(
     result = app.retrying(command)
     scrubbed = tuple(s for s in sessions if scrub_session(app, s, matcher))
     for session_id in scrubbed:
-        _suppressed(app, tombstone_id, "extraction", str(session_id))
+        record_suppression(app, tombstone_id, "extraction", str(session_id))
     for aggregate_id, where in [*((n, "note") for n in notes), *((r, "profile") for r in runs)]:
         if _scrub(app, aggregate_id, matcher):
-            _suppressed(app, tombstone_id, where, str(aggregate_id))
+            record_suppression(app, tombstone_id, where, str(aggregate_id))
     return ForgetResult(result.tombstone_id, result.retired, result.already, scrubbed)
 
 
@@ -153,15 +153,6 @@ def _scrub(app: MnemologApp, aggregate_id: UUID, matcher: TombstoneMatcher) -> b
 
     done: bool = app.retrying(command)
     return done
-
-
-def _suppressed(app: MnemologApp, tombstone_id: UUID, where: str, subject: str) -> None:
-    def command() -> None:
-        tombstone: Tombstone = app.repository.get(tombstone_id)
-        tombstone.record_suppression(where, subject)
-        app.save_all(tombstone)
-
-    app.retrying(command)
 
 
 def sole_evidence_items(

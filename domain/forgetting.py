@@ -51,6 +51,11 @@ def fingerprint(key: bytes, value: str) -> tuple[str, int]:
     return value_digest(key, words), len(words)
 
 
+def matchable_text(title: str, text: str, keywords: Iterable[str], task_group: str) -> str:
+    """Everything of a memory item that a tombstone is matched against."""
+    return " ".join([title, text, " ".join(keywords), task_group])
+
+
 @dataclass(frozen=True)
 class TombstoneRule:
     """An active tombstone as the matcher needs it."""

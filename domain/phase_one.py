@@ -19,7 +19,7 @@ from mnemolog.domain.forgetting import TombstoneMatcher
 from mnemolog.domain.ports import Extractor, ModelError
 from mnemolog.domain.session import ClaimRefused, Session
 from mnemolog.domain.stage_one import StageOneOutput
-from mnemolog.domain.tombstone import Tombstone
+from mnemolog.domain.tombstone import record_suppression
 from mnemolog.domain.transcript import SessionMeta, Transcript
 
 Scrub = Callable[[str], tuple[str, int]]
@@ -92,17 +92,6 @@ def _scrub_output(
         hits.update(ids)
         fields[name] = value
     return StageOneOutput.model_validate(fields), redactions, tuple(sorted(hits, key=str))
-
-
-def record_suppression(app: MnemologApp, tombstone_id: UUID, where: str, subject: str) -> None:
-    """Record that a tombstone blocked its value somewhere (retried on conflict)."""
-
-    def command() -> None:
-        tombstone: Tombstone = app.repository.get(tombstone_id)
-        tombstone.record_suppression(where, subject)
-        app.save_all(tombstone)
-
-    app.retrying(command)
 
 
 def extract_session(

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from uuid import UUID
 
 from mnemolog.domain.consolidation import Override
-from mnemolog.domain.forgetting import TombstoneMatcher
+from mnemolog.domain.forgetting import TombstoneMatcher, matchable_text
 from mnemolog.domain.plan import GLOBAL_SCOPE, ConsolidationPlan, Edit, ItemKindName
 
 
@@ -142,7 +142,6 @@ def code_retirements(
                 Override(action="retired", item_id=item.item_id, reason="all evidence is gone (deleted, pruned, polluted or withdrawn)")
             )
             continue
-        text = " ".join([item.title, item.text, " ".join(item.keywords)])
-        if matcher.contains(text, item.scope):
+        if matcher.contains(matchable_text(item.title, item.text, item.keywords, item.task_group), item.scope):
             retirements.append(Override(action="retired", item_id=item.item_id, reason="contains a forgotten value (tombstone)"))
     return retirements

@@ -6,6 +6,7 @@ from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.domain import event
+from mnemolog.domain.application import MnemologApp
 from mnemolog.domain.events import EventSourced
 
 
@@ -79,3 +80,14 @@ class Tombstone(EventSourced):
     def record_suppression(self, where: str, subject: str) -> None:
         """Record that the value was blocked somewhere."""
         self.trigger_event(self.Suppressed, where=where, subject=subject)
+
+
+def record_suppression(app: MnemologApp, tombstone_id: UUID, where: str, subject: str) -> None:
+    """Record that a tombstone blocked its value somewhere (retried on conflict)."""
+
+    def command() -> None:
+        tombstone: Tombstone = app.repository.get(tombstone_id)
+        tombstone.record_suppression(where, subject)
+        app.save_all(tombstone)
+
+    app.retrying(command)

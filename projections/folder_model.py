@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from mnemolog.domain.forgetting import TombstoneMatcher
+from mnemolog.domain.forgetting import TombstoneMatcher, matchable_text
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ class FolderModel:
 def without_forgotten(model: FolderModel, matcher: TombstoneMatcher) -> FolderModel:
     """Drop items and cut session and profile text that carry a forgotten value (render-time enforcement)."""
     items = tuple(
-        i for i in model.items if not matcher.contains(" ".join([i.title, i.text, " ".join(i.keywords), i.task_group]), i.scope)
+        i for i in model.items if not matcher.contains(matchable_text(i.title, i.text, i.keywords, i.task_group), i.scope)
     )
     sessions = tuple(
         replace(
