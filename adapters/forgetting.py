@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import timedelta
-from pathlib import Path
 from uuid import UUID
 
 from mnemolog.adapters.bootstrap import Store
-from mnemolog.adapters.scope import project_scope
+from mnemolog.adapters.scope import folder_scope
 from mnemolog.domain import forget, retention
 from mnemolog.domain.forgetting import TombstoneMatcher, TombstoneRule, fingerprint
 from mnemolog.domain.plan import GLOBAL_SCOPE
@@ -20,26 +19,13 @@ from mnemolog.projections.schema import table
 _SCOPE_PREFIXES = ("git:", "path:")
 
 
-def _git_remote(directory: Path) -> str | None:
-    import subprocess
-
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(directory), "remote", "get-url", "origin"], capture_output=True, text=True, timeout=10
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return done.stdout.strip() or None if done.returncode == 0 else None
-
-
 def resolve_scope(project: str | None, global_: bool = False) -> str:
     """The tombstone scope: a scope key as given, a directory's project scope, or global (the default)."""
     if global_ or not project:
         return str(GLOBAL_SCOPE)
     if project == GLOBAL_SCOPE or project.startswith(_SCOPE_PREFIXES):
         return str(project)
-    directory = Path(project).expanduser().resolve()
-    return str(project_scope(_git_remote(directory) if directory.is_dir() else None, str(directory)))
+    return folder_scope(project)
 
 
 def _sessions_carrying(store: Store, matcher: TombstoneMatcher) -> list[UUID]:

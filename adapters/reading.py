@@ -21,7 +21,7 @@ from mnemolog.adapters.bootstrap import Store
 from mnemolog.adapters.citations import parse_citation_blocks, parse_citation_entry, parse_item_ids
 from mnemolog.adapters.pipeline import matcher_for, render_files
 from mnemolog.adapters.redaction import redact
-from mnemolog.adapters.scope import git_remote, project_scope
+from mnemolog.adapters.scope import folder_scope
 from mnemolog.adapters.session_files import read_session
 from mnemolog.adapters.tokens import count_tokens, truncate_to_tokens
 from mnemolog.domain.forgetting import TombstoneMatcher
@@ -47,9 +47,7 @@ _PAGE = 500
 
 def scope_for_cwd(cwd: str | Path | None = None) -> str:
     """The project scope key of a working folder, as ingest computes it for sessions there."""
-    folder = str(Path(cwd if cwd is not None else Path.cwd()).expanduser().resolve())
-    scope: str = project_scope(git_remote(folder), folder)
-    return scope
+    return folder_scope(cwd if cwd is not None else Path.cwd())
 
 
 def hook_cwd(stdin_text: str) -> str | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 _SCP_LIKE = re.compile(r"^(?:(?P<user>[^@/\s]+)@)?(?P<host>[^:/\s]+):(?P<path>(?!//).*)$")
 _SCHEME = re.compile(r"^(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*)://(?P<rest>.*)$")
@@ -110,3 +110,9 @@ def git_remote(cwd: str) -> str | None:
         return None
     remote = done.stdout.strip()
     return remote if done.returncode == 0 and remote else None
+
+
+def folder_scope(folder: str | Path) -> str:
+    """The project scope key of a working folder, as ingest computes it for sessions there."""
+    path = Path(folder).expanduser().resolve()
+    return project_scope(git_remote(str(path)) if path.is_dir() else None, str(path))
