@@ -31,9 +31,7 @@ def _iso(value: datetime | None) -> str | None:
 
 def scrub_all(text: str, matcher: TombstoneMatcher) -> str:
     """``text`` with the values of every active tombstone cut out, whatever their scope."""
-    for scope in sorted({rule.scope for rule in matcher.rules}):
-        text = matcher.scrub(text, scope)[0]
-    return text
+    return matcher.scrub_everywhere(text)[0]
 
 
 @dataclass

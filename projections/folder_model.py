@@ -74,7 +74,5 @@ def without_forgotten(model: FolderModel, matcher: TombstoneMatcher) -> FolderMo
         )
         for s in model.sessions
     )
-    profile = model.user_profile
-    for scope in sorted({r.scope for r in matcher.rules}):
-        profile = matcher.scrub(profile, scope)[0]
+    profile = matcher.scrub_everywhere(model.user_profile)[0]  # the profile is read in every project
     return replace(model, items=items, sessions=sessions, user_profile=profile)
