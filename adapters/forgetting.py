@@ -9,9 +9,9 @@ from uuid import UUID
 from mnemolog.adapters.bootstrap import Store
 from mnemolog.adapters.scope import folder_scope
 from mnemolog.domain import forget, retention
-from mnemolog.domain.forgetting import TombstoneMatcher, TombstoneRule, fingerprint
 from mnemolog.domain.plan import GLOBAL_SCOPE
 from mnemolog.domain.tombstone import tombstone_id_for
+from mnemolog.domain.tombstone_matcher import TombstoneMatcher, TombstoneRule, fingerprint
 from mnemolog.domain.transcript import Transcript
 from mnemolog.projections.queries import Reads
 from mnemolog.projections.schema import table

@@ -37,6 +37,7 @@ from datetime import datetime
 from difflib import SequenceMatcher
 from typing import Literal
 
+from mnemolog.domain.extraction import ExtractionAnswer, StageOneOutput, TokenUsage
 from mnemolog.domain.plan import GLOBAL_SCOPE, ConsolidationPlan, Edit, ItemKindName
 from mnemolog.domain.ports import (
     ConsolidationAnswer,
@@ -44,7 +45,6 @@ from mnemolog.domain.ports import (
     InputForModel,
     ItemForModel,
 )
-from mnemolog.domain.stage_one import ExtractionAnswer, StageOneOutput, TokenUsage
 from mnemolog.domain.transcript import ItemKind, Transcript, TranscriptItem
 
 __all__ = [

@@ -26,6 +26,7 @@ import openai
 import pydantic
 from mnemolog.adapters.tokens import count_tokens
 from mnemolog.adapters.transcript_rendering import plain_codex_tokens, render_for_model
+from mnemolog.domain.extraction import ExtractionAnswer, StageOneOutput, TokenUsage
 from mnemolog.domain.plan import ConsolidationPlan
 from mnemolog.domain.ports import (
     ConsolidationAnswer,
@@ -35,7 +36,6 @@ from mnemolog.domain.ports import (
     ModelError,
     NoteForModel,
 )
-from mnemolog.domain.stage_one import ExtractionAnswer, StageOneOutput, TokenUsage
 from mnemolog.domain.transcript import Transcript
 from mnemolog.prompts import Prompt, combined_hash, load_prompt, neutralise_tag, render
 from pydantic import BaseModel

@@ -29,7 +29,6 @@ from mnemolog.adapters.session_files import (
 )
 from mnemolog.adapters.tokens import count_tokens
 from mnemolog.domain.citation import Citation
-from mnemolog.domain.forgetting import TombstoneMatcher
 from mnemolog.domain.ingest import (
     EligibilityPolicy,
     IngestOutcome,
@@ -41,6 +40,7 @@ from mnemolog.domain.phase_one import ExtractOutcome, ExtractResult, PhaseOnePol
 from mnemolog.domain.phase_two import PhaseTwoPolicy, PhaseTwoResult, consolidate
 from mnemolog.domain.ports import Consolidator, Extractor
 from mnemolog.domain.session import SessionFacts, session_id_for
+from mnemolog.domain.tombstone_matcher import TombstoneMatcher
 from mnemolog.domain.transcript import Transcript
 from mnemolog.projections.folder_model import without_forgotten
 from mnemolog.projections.folder_writer import write_folder

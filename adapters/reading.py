@@ -24,11 +24,11 @@ from mnemolog.adapters.redaction import redact
 from mnemolog.adapters.scope import folder_scope
 from mnemolog.adapters.session_files import read_session
 from mnemolog.adapters.tokens import count_tokens, truncate_to_tokens
-from mnemolog.domain.forgetting import TombstoneMatcher
 from mnemolog.domain.plan import GLOBAL_SCOPE
 from mnemolog.domain.reading import record_citation as record_citation_event
 from mnemolog.domain.reading import record_note
 from mnemolog.domain.session import session_id_for
+from mnemolog.domain.tombstone_matcher import TombstoneMatcher
 from mnemolog.domain.transcript import ItemKind
 from mnemolog.projections.queries import Reads, when
 from mnemolog.projections.schema import table

@@ -113,7 +113,7 @@ class Consolidation(EventSourced):
 
     def scrub_profile(self, matcher: Any) -> bool:
         """Cut tombstoned values (of any scope: the profile is read everywhere) out of the profile."""
-        profile, hits = matcher.scrub_everywhere(self.user_profile)
+        profile, hits = matcher.scrub(self.user_profile, None)  # the profile is read in every project
         if not hits:
             return False
         self.trigger_event(self.ProfileScrubbed, tombstone_ids=hits, user_profile=profile)

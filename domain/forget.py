@@ -13,12 +13,11 @@ from dataclasses import dataclass
 from uuid import UUID
 
 from mnemolog.domain.application import MnemologApp
-from mnemolog.domain.forgetting import TombstoneMatcher, TombstoneRule, fingerprint, matchable_text
 from mnemolog.domain.memory_item import EditedBy, MemoryItem
-from mnemolog.domain.plan import GLOBAL_SCOPE
 from mnemolog.domain.plan_checks import CurrentItem
 from mnemolog.domain.session import Session
 from mnemolog.domain.tombstone import Tombstone, record_suppression, tombstone_id_for
+from mnemolog.domain.tombstone_matcher import TombstoneMatcher, TombstoneRule, fingerprint
 
 DEFAULT_REASON = "forgotten at the user's request"
 
@@ -56,18 +55,10 @@ class ItemForgetResult:
     also_retired: tuple[UUID, ...]
 
 
-def item_text(item: CurrentItem) -> str:
-    """The texts of an item a tombstone is matched against."""
-    return matchable_text(item.title, item.text, item.keywords, item.task_group)
-
-
-def _reaches(rule_scope: str, item_scope: str) -> bool:
-    # A project tombstone also reaches global items: they are read in that project too.
-    return rule_scope == GLOBAL_SCOPE or item_scope in (rule_scope, GLOBAL_SCOPE)
-
-
-def _matching(matcher: TombstoneMatcher, rule: TombstoneRule, items: Iterable[CurrentItem]) -> list[CurrentItem]:
-    return [i for i in items if _reaches(rule.scope, i.scope) and matcher.contains(item_text(i), rule.scope)]
+def _matching(matcher: TombstoneMatcher, items: Iterable[CurrentItem]) -> list[CurrentItem]:
+    # Judged as a store judges it: a project tombstone retires that project's
+    # items; global ones stay for other projects and are withheld from its reads.
+    return [i for i in items if matcher.withholds(i, i.scope)]
 
 
 def scrub_session(app: MnemologApp, session_id: UUID, matcher: TombstoneMatcher) -> bool:
@@ -118,7 +109,7 @@ def forget_value(
         elif not tombstone.replace(safe_reason):
             already = True
         retired: list[MemoryItem] = []
-        for current in _matching(matcher, rule, items):
+        for current in _matching(matcher, items):
             item: MemoryItem | None = app.find(current.item_id)
             if item is None:
                 continue

@@ -52,7 +52,7 @@ class Note(EventSourced):
 
     def scrub(self, matcher: Any) -> bool:
         """Cut a tombstone matcher's values out of the text; False when it carries none."""
-        clean, ids = matcher.scrub_everywhere(self.text)
+        clean, ids = matcher.scrub(self.text, self.scope)
         if not ids:
             return False
         self.trigger_event(self.Scrubbed, tombstone_ids=tuple(ids), text=clean)

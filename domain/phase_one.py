@@ -15,11 +15,11 @@ from uuid import UUID
 
 from eventsourcing.persistence import IntegrityError
 from mnemolog.domain.application import MnemologApp
-from mnemolog.domain.forgetting import TombstoneMatcher
+from mnemolog.domain.extraction import StageOneOutput
 from mnemolog.domain.ports import Extractor, ModelError
 from mnemolog.domain.session import ClaimRefused, Session
-from mnemolog.domain.stage_one import StageOneOutput
 from mnemolog.domain.tombstone import record_suppression
+from mnemolog.domain.tombstone_matcher import TombstoneMatcher
 from mnemolog.domain.transcript import SessionMeta, Transcript
 
 Scrub = Callable[[str], tuple[str, int]]

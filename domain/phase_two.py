@@ -18,7 +18,6 @@ from mnemolog.domain.consolidation import (
     PhaseTwoLease,
     SelectedInput,
 )
-from mnemolog.domain.forgetting import TombstoneMatcher
 from mnemolog.domain.memory_item import EditedBy, MemoryItem
 from mnemolog.domain.note import Note
 from mnemolog.domain.plan import ConsolidationPlan
@@ -32,6 +31,7 @@ from mnemolog.domain.ports import (
     NoteForModel,
 )
 from mnemolog.domain.selection import Candidate, diff, select
+from mnemolog.domain.tombstone_matcher import EVERY_PROJECT, TombstoneMatcher
 
 
 @dataclass(frozen=True)
@@ -226,7 +226,7 @@ def consolidate(
         prompt_hash=answer.prompt_hash,
         input_tokens=answer.usage.input_tokens,
         output_tokens=answer.usage.output_tokens,
-        user_profile=matcher.scrub_everywhere(plan.user_profile)[0],  # read in every project
+        user_profile=matcher.scrub(plan.user_profile, EVERY_PROJECT)[0],  # read in every project
         redactions=redactions,
         notes_applied=tuple(n.id for n in applied_notes),
     )

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from uuid import UUID
 
 from mnemolog.domain.consolidation import Override
-from mnemolog.domain.forgetting import TombstoneMatcher, matchable_text
 from mnemolog.domain.plan import GLOBAL_SCOPE, ConsolidationPlan, Edit, ItemKindName
+from mnemolog.domain.tombstone_matcher import TombstoneMatcher
 
 
 @dataclass(frozen=True)
@@ -91,9 +91,7 @@ def check_plan(
         ):
             reject(index, edit, "a global item needs evidence from more than one project or an explicit user statement")
             continue
-        texts = [edit.title, edit.text, " ".join(edit.keywords), edit.task_group]
-        subject_scope = scope if scope != GLOBAL_SCOPE else None
-        if any(matcher.find(t, subject_scope) or matcher.find(t, GLOBAL_SCOPE) for t in texts):
+        if matcher.withholds(edit, scope):
             reject(index, edit, "the edit contains a forgotten value (tombstone)")
     return problems
 
@@ -142,6 +140,6 @@ def code_retirements(
                 Override(action="retired", item_id=item.item_id, reason="all evidence is gone (deleted, pruned, polluted or withdrawn)")
             )
             continue
-        if matcher.contains(matchable_text(item.title, item.text, item.keywords, item.task_group), item.scope):
+        if matcher.withholds(item, item.scope):
             retirements.append(Override(action="retired", item_id=item.item_id, reason="contains a forgotten value (tombstone)"))
     return retirements

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
+from mnemolog.domain.extraction import ExtractionAnswer, TokenUsage
 from mnemolog.domain.plan import ConsolidationPlan
-from mnemolog.domain.stage_one import ExtractionAnswer, TokenUsage
 from mnemolog.domain.transcript import Transcript
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from eventsourcing.persistence import Tracking
 from mnemolog.domain.application import MnemologApp
-from mnemolog.domain.forgetting import TombstoneMatcher, matchable_text
+from mnemolog.domain.tombstone_matcher import TombstoneMatcher
 from mnemolog.projections.folder_model import FolderItem, FolderModel, without_forgotten
 from mnemolog.projections.log_reader import log_events
 from mnemolog.projections.markdown_folder import render_folder
@@ -75,7 +75,7 @@ def items_valid_at(app: MnemologApp, at: datetime, matcher: TombstoneMatcher, pr
         if start is None or start > at or (end is not None and end <= at):
             continue
         item = replace(folder_item(r), valid_from=start, updated_at=when(r["updated_at"]) or start)
-        if not matcher.contains(matchable_text(item.title, item.text, item.keywords, item.task_group), item.scope):
+        if not matcher.withholds(item, project):
             out.append(item)
     return out
 

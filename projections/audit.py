@@ -12,8 +12,8 @@ from uuid import UUID
 
 from mnemolog.domain.application import MnemologApp
 from mnemolog.domain.consolidation import Consolidation
-from mnemolog.domain.forgetting import TombstoneMatcher
 from mnemolog.domain.memory_item import MemoryItem
+from mnemolog.domain.tombstone_matcher import TombstoneMatcher
 from mnemolog.projections.explain import scrub_all
 from mnemolog.projections.log_reader import log_events
 

@@ -17,11 +17,11 @@ from uuid import UUID
 from mnemolog.domain.application import MnemologApp
 from mnemolog.domain.citation import Citation
 from mnemolog.domain.consolidation import Consolidation
-from mnemolog.domain.forgetting import TombstoneMatcher, tokens
 from mnemolog.domain.memory_item import MemoryItem
 from mnemolog.domain.note import Note
 from mnemolog.domain.session import Session
 from mnemolog.domain.tombstone import Tombstone
+from mnemolog.domain.tombstone_matcher import EVERY_PROJECT, TombstoneMatcher, tokens
 from mnemolog.projections.log_reader import log_events
 
 
@@ -31,7 +31,7 @@ def _iso(value: datetime | None) -> str | None:
 
 def scrub_all(text: str, matcher: TombstoneMatcher) -> str:
     """``text`` with the values of every active tombstone cut out, whatever their scope."""
-    return matcher.scrub_everywhere(text)[0]
+    return matcher.scrub(text, EVERY_PROJECT)[0]
 
 
 @dataclass

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from mnemolog.domain.forgetting import TombstoneMatcher, matchable_text
+from mnemolog.domain.tombstone_matcher import EVERY_PROJECT, TombstoneMatcher
 
 
 @dataclass(frozen=True)
@@ -61,18 +61,21 @@ class FolderModel:
 
 
 def without_forgotten(model: FolderModel, matcher: TombstoneMatcher) -> FolderModel:
-    """Drop items and cut session and profile text that carry a forgotten value (render-time enforcement)."""
-    items = tuple(
-        i for i in model.items if not matcher.contains(matchable_text(i.title, i.text, i.keywords, i.task_group), i.scope)
-    )
+    """Drop items and cut session and profile text withheld from the folder's reader (render-time enforcement).
+
+    The reader is the folder's project; a folder of every project (``project``
+    None) is read in each of them, so every tombstone applies to it.
+    """
+    reader = model.project
+    items = tuple(i for i in model.items if not matcher.withholds(i, reader))
     sessions = tuple(
         replace(
             s,
-            rollout_summary=matcher.scrub(s.rollout_summary, s.scope)[0],
-            raw_memory=matcher.scrub(s.raw_memory, s.scope)[0],
-            rollout_slug=matcher.scrub(s.rollout_slug, s.scope)[0] if s.rollout_slug else s.rollout_slug,
+            rollout_summary=matcher.scrub(s.rollout_summary, reader)[0],
+            raw_memory=matcher.scrub(s.raw_memory, reader)[0],
+            rollout_slug=matcher.scrub(s.rollout_slug, reader)[0] if s.rollout_slug else s.rollout_slug,
         )
         for s in model.sessions
     )
-    profile = matcher.scrub_everywhere(model.user_profile)[0]  # the profile is read in every project
+    profile = matcher.scrub(model.user_profile, EVERY_PROJECT)[0]  # the profile is read in every project
     return replace(model, items=items, sessions=sessions, user_profile=profile)

@@ -9,11 +9,11 @@ from typing import Any
 from uuid import UUID
 
 from mnemolog.domain.consolidation import SelectedInput
-from mnemolog.domain.forgetting import TombstoneRule
 from mnemolog.domain.phase_two import SelectedSession
 from mnemolog.domain.plan_checks import CurrentItem
 from mnemolog.domain.ports import NoteForModel
 from mnemolog.domain.selection import Candidate
+from mnemolog.domain.tombstone_matcher import TombstoneRule
 from mnemolog.projections.folder_model import FolderItem, FolderModel, FolderSession
 from mnemolog.projections.schema import table
 from mnemolog.projections.view_store import MemoryView

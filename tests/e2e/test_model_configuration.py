@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mnemolog.domain.extraction import StageOneOutput
 from mnemolog.domain.plan import ConsolidationPlan, Edit
 from mnemolog.domain.session import session_id_for
-from mnemolog.domain.stage_one import StageOneOutput
 from support.cli import run_cli
 from support.sessions import thread_id, write_rollout
 

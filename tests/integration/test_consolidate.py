@@ -15,12 +15,12 @@ from mnemolog.adapters import pipeline
 from mnemolog.adapters.heuristic import HeuristicConsolidator
 from mnemolog.adapters.tokens import count_tokens
 from mnemolog.domain.consolidation import Consolidation
-from mnemolog.domain.forgetting import fingerprint
 from mnemolog.domain.ingest import EligibilityPolicy
 from mnemolog.domain.memory_item import EditedBy, MemoryItem
 from mnemolog.domain.plan import ConsolidationPlan, Edit
 from mnemolog.domain.session import session_id_for
 from mnemolog.domain.tombstone import Tombstone
+from mnemolog.domain.tombstone_matcher import fingerprint
 from mnemolog.projections.folder_validator import validate_folder
 from mnemolog.projections.queries import Reads
 from support.scripted_models import ScriptedConsolidator, ScriptedExtractor, memory

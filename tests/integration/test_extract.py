@@ -6,9 +6,9 @@ from pathlib import Path
 
 from mnemolog.adapters import pipeline
 from mnemolog.adapters.openai_models import OpenAIExtractor
+from mnemolog.domain.extraction import StageOneOutput
 from mnemolog.domain.ingest import EligibilityPolicy
 from mnemolog.domain.session import session_id_for
-from mnemolog.domain.stage_one import StageOneOutput
 from mnemolog.projections.queries import Reads
 from mnemolog.projections.schema import table
 from support.sessions import thread_id, write_rollout

@@ -9,6 +9,7 @@ import pytest
 from mnemolog.adapters.openai_models import OpenAIConsolidator, OpenAIExtractor
 from mnemolog.adapters.tokens import count_tokens
 from mnemolog.adapters.transcript_rendering import plain_codex_tokens
+from mnemolog.domain.extraction import StageOneOutput
 from mnemolog.domain.plan import ConsolidationPlan, Edit, ItemKindName
 from mnemolog.domain.ports import (
     ConsolidationRequest,
@@ -17,7 +18,6 @@ from mnemolog.domain.ports import (
     ModelError,
     NoteForModel,
 )
-from mnemolog.domain.stage_one import StageOneOutput
 from mnemolog.domain.transcript import ItemKind, SessionMeta, Transcript, TranscriptItem
 from mnemolog.prompts import combined_hash, load_prompt
 from support.fake_openai import FakeOpenAI

@@ -14,11 +14,11 @@ from mnemolog.domain.consolidation import (
     PhaseTwoLease,
     SelectedInput,
 )
-from mnemolog.domain.forgetting import TombstoneMatcher, TombstoneRule, fingerprint
 from mnemolog.domain.memory_item import EditedBy, MemoryItem, Trust
 from mnemolog.domain.note import Note
 from mnemolog.domain.session import Session, SessionFacts, SessionMode
 from mnemolog.domain.tombstone import Tombstone, tombstone_id_for
+from mnemolog.domain.tombstone_matcher import TombstoneMatcher, TombstoneRule, fingerprint
 from mnemolog.domain.transcript import ItemKind, TranscriptItem
 
 T0 = datetime(2026, 10, 1, 9, 30, tzinfo=UTC)

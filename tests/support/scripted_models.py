@@ -11,9 +11,9 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from mnemolog.domain.extraction import ExtractionAnswer, StageOneOutput, TokenUsage
 from mnemolog.domain.plan import ConsolidationPlan
 from mnemolog.domain.ports import ConsolidationAnswer, ConsolidationRequest, ModelError
-from mnemolog.domain.stage_one import ExtractionAnswer, StageOneOutput, TokenUsage
 from mnemolog.domain.transcript import Transcript
 
 

@@ -1,8 +1,12 @@
-"""Tombstone matching: keyed hashes of normalised token windows.
+"""Tombstone matching: keyed hashes of normalised token windows, and the one scope rule.
 
 A forgotten value is never stored. Its normalised tokens are hashed with a key
 held outside the log; to find it inside longer text, every window of the same
 number of tokens is hashed with the same key and compared.
+
+Which tombstones count is decided in one place, ``reaches``: every enforcement
+point (plan checks, code retirements, forgetting, rendering, every read and
+MCP answer) asks the matcher with the scope of whoever will read the text.
 """
 
 from __future__ import annotations
@@ -11,8 +15,9 @@ import hashlib
 import hmac
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 from uuid import UUID
 
 from mnemolog.domain.plan import GLOBAL_SCOPE
@@ -51,9 +56,17 @@ def fingerprint(key: bytes, value: str) -> tuple[str, int]:
     return value_digest(key, words), len(words)
 
 
-def matchable_text(title: str, text: str, keywords: Iterable[str], task_group: str) -> str:
-    """Everything of a memory item that a tombstone is matched against."""
-    return " ".join([title, text, " ".join(keywords), task_group])
+class Matchable(Protocol):
+    """Everything of a memory item (or a proposed edit of one) that a tombstone is matched against."""
+
+    @property
+    def title(self) -> str: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def keywords(self) -> Sequence[str]: ...
+    @property
+    def task_group(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -66,9 +79,22 @@ class TombstoneRule:
     scope: str
 
 
-def applies(rule_scope: str, subject_scope: str | None) -> bool:
-    """A global tombstone applies everywhere; a project one to that project only."""
-    return rule_scope in (GLOBAL_SCOPE, subject_scope)
+EVERY_PROJECT = None  # the reader of text that every project reads (the shared folder, a user profile)
+
+
+def reaches(rule_scope: str, reader_scope: str | None) -> bool:
+    """Whether a tombstone placed in ``rule_scope`` withholds text from a reader in ``reader_scope``.
+
+    The one tombstone rule. A global tombstone reaches every reader. A project
+    tombstone reaches readers in that project, whatever the scope of the text
+    they read (their own items and the user's global ones), and the reader of
+    every project (``EVERY_PROJECT``: the shared folder, which that project
+    reads too). To judge what may be *stored*, pass the text's own scope: a
+    global item is read in every project, so only global tombstones keep it
+    out of the store, and each project's tombstone withholds it from that
+    project's reads.
+    """
+    return reader_scope is EVERY_PROJECT or rule_scope in (GLOBAL_SCOPE, reader_scope)
 
 
 @dataclass(frozen=True)
@@ -88,8 +114,8 @@ class TombstoneMatcher:
         self.rules = tuple(rules)
 
     def find(self, text: str, scope: str | None) -> list[Match]:
-        """Every match of an applicable tombstone in ``text``."""
-        rules = [r for r in self.rules if applies(r.scope, scope)]
+        """Every match in ``text`` of a tombstone that reaches a reader in ``scope``."""
+        rules = [r for r in self.rules if reaches(r.scope, scope)]
         if not rules or not text:
             return []
         toks = tokens(text)
@@ -106,8 +132,19 @@ class TombstoneMatcher:
         return sorted(found, key=lambda m: (m.start, m.end))
 
     def contains(self, text: str, scope: str | None) -> bool:
-        """True when an applicable tombstoned value occurs in ``text``."""
+        """True when ``text`` carries a value withheld from a reader in ``scope``."""
         return bool(self.find(text, scope))
+
+    def withholds(self, item: Matchable, scope: str | None) -> bool:
+        """True when ``item`` carries a value withheld from a reader in ``scope`` (see ``reaches``).
+
+        Readers pass their project (``EVERY_PROJECT`` for the shared folder);
+        writers (plan checks, code retirements, forgetting) pass the item's own
+        scope, since that is who will read it.
+        """
+        if not self.rules:
+            return False
+        return self.contains(" ".join([item.title, item.text, " ".join(item.keywords), item.task_group]), scope)
 
     def scrub(self, text: str, scope: str | None) -> tuple[str, tuple[UUID, ...]]:
         """``text`` with every match replaced by a mark, and the tombstones that matched."""
@@ -126,10 +163,3 @@ class TombstoneMatcher:
         ids = tuple(sorted({m.tombstone_id for m in matches}, key=str))
         return "".join(out), ids
 
-    def scrub_everywhere(self, text: str) -> tuple[str, tuple[UUID, ...]]:
-        """``text`` with the values of every rule cut out, whatever its scope (for text read in any project)."""
-        hits: set[UUID] = set()
-        for scope in sorted({rule.scope for rule in self.rules}):
-            text, ids = self.scrub(text, scope)
-            hits.update(ids)
-        return text, tuple(sorted(hits, key=str))
