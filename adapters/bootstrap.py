@@ -18,6 +18,8 @@ import psycopg
 from eventsourcing.projection import ProjectionRunner
 from mnemolog.adapters.settings import Settings, load_settings
 from mnemolog.domain.application import MnemologApp
+from mnemolog.domain.tombstone_matcher import TombstoneMatcher
+from mnemolog.projections.reads import ViewReads
 from mnemolog.projections.view_store import (
     MemoryProjection,
     MemoryView,
@@ -56,10 +58,26 @@ class Store:
     clock: Clock = field(default=utc_now)
     env: dict[str, str] = field(default_factory=dict)  # the eventsourcing environment of the log
     _key: bytes | None = field(default=None, repr=False)
+    _seen: int = field(default=0, repr=False)  # the position the views were last brought to
+
+    def __post_init__(self) -> None:
+        self._reads = ViewReads(self.view)
 
     def catch_up(self) -> int:
         """Bring the views up to the end of the log."""
-        return catch_up(self.app, self.view)
+        applied = catch_up(self.app, self.view)
+        self._seen = max(self._seen, self.app.last_written)
+        return applied
+
+    def reads(self) -> ViewReads:
+        """The views, caught up with everything this process wrote: the one read-your-writes wait."""
+        if self._seen < self.app.last_written:
+            self.catch_up()
+        return self._reads
+
+    def matcher(self) -> TombstoneMatcher:
+        """The tombstone matcher over the tombstones in force now."""
+        return TombstoneMatcher(self.tombstone_key(), self.reads().tombstone_rules())
 
     def rebuild(self) -> int:
         """Drop the views and replay the whole log."""

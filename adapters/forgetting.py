@@ -13,7 +13,7 @@ from mnemolog.domain.plan import GLOBAL_SCOPE
 from mnemolog.domain.tombstone import tombstone_id_for
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher, TombstoneRule, fingerprint
 from mnemolog.domain.transcript import Transcript
-from mnemolog.projections.queries import Reads
+from mnemolog.projections.reads import ViewReads
 from mnemolog.projections.schema import table
 
 _SCOPE_PREFIXES = ("git:", "path:")
@@ -29,7 +29,7 @@ def resolve_scope(project: str | None, global_: bool = False) -> str:
 
 
 def _sessions_carrying(store: Store, matcher: TombstoneMatcher) -> list[UUID]:
-    rows = Reads(store.view).query(
+    rows = ViewReads(store.view).query(
         f"SELECT id, scope, first_user_message, rollout_summary, rollout_slug, raw_memory FROM {table('sessions')} ORDER BY id"
     )
     found = []
@@ -49,7 +49,7 @@ def _session_matcher(store: Store, value: str, scope: str) -> TombstoneMatcher:
 def forget_value(store: Store, value: str, scope: str, reason: str = forget.DEFAULT_REASON) -> forget.ForgetResult:
     """Tombstone ``value``, retire the items and scrub the session texts that carry it."""
     store.catch_up()
-    reads = Reads(store.view)
+    reads = ViewReads(store.view)
     sessions = _sessions_carrying(store, _session_matcher(store, value, scope))
     notes = [UUID(r["id"]) for r in reads.query(f"SELECT id FROM {table('notes')} ORDER BY id")]
     runs = [UUID(r["id"]) for r in reads.query(f"SELECT id FROM {table('consolidations')} WHERE user_profile <> '' ORDER BY id")]
@@ -63,14 +63,14 @@ def forget_value(store: Store, value: str, scope: str, reason: str = forget.DEFA
 def resolve_session(store: Store, reference: str) -> UUID | None:
     """A session's id from its mnemolog id or its agent's own id (a Codex thread id, a Claude session id)."""
     store.catch_up()
-    rows = Reads(store.view).query(f"SELECT id FROM {table('sessions')} WHERE id = ? OR native_id = ?", [reference, reference])
+    rows = ViewReads(store.view).query(f"SELECT id FROM {table('sessions')} WHERE id = ? OR native_id = ?", [reference, reference])
     return UUID(rows[0]["id"]) if len(rows) == 1 else None
 
 
 def forget_session(store: Store, session_id: UUID) -> forget.SessionForgetResult:
     """Delete a session; retire the items it was the sole evidence of."""
     store.catch_up()
-    reads = Reads(store.view)
+    reads = ViewReads(store.view)
     result = forget.forget_session(store.app, session_id, reads.active_items(), live_sessions=reads.live_session_ids())
     store.catch_up()
     return result
@@ -79,7 +79,7 @@ def forget_session(store: Store, session_id: UUID) -> forget.SessionForgetResult
 def forget_item(store: Store, item_id: UUID) -> forget.ItemForgetResult:
     """Retire an item and tombstone its text."""
     store.catch_up()
-    reads = Reads(store.view)
+    reads = ViewReads(store.view)
     item = store.app.find(item_id)
     sessions: list[UUID] = []
     if item is not None and hasattr(item, "text") and (item.text or item.title):
@@ -99,7 +99,7 @@ def lift(store: Store, tombstone_id: UUID, reason: str) -> bool:
 def prune(store: Store, retention_days: float | None = None) -> retention.WithdrawResult:
     """The retention sweep with the configured window (Codex's 30 days by default)."""
     store.catch_up()
-    reads = Reads(store.view)
+    reads = ViewReads(store.view)
     days = store.settings.retention_days if retention_days is None else retention_days
     result = retention.prune(
         store.app,
@@ -117,7 +117,7 @@ def prune(store: Store, retention_days: float | None = None) -> retention.Withdr
 def reset(store: Store, reason: str = "at the user's request") -> retention.WithdrawResult:
     """Withdraw all memory (every extraction and every active item), as events."""
     store.catch_up()
-    reads = Reads(store.view)
+    reads = ViewReads(store.view)
     rows = reads.query(f"SELECT id FROM {table('sessions')} WHERE pruned = 0 AND deleted = 0 ORDER BY id")
     result = retention.reset(store.app, [UUID(r["id"]) for r in rows], reads.active_items(), reason)
     store.catch_up()
@@ -131,7 +131,7 @@ def retire_orphans(store: Store) -> tuple[UUID, ...]:
     polluted): one that is merely being re-extracted keeps its items.
     """
     store.catch_up()
-    reads = Reads(store.view)
+    reads = ViewReads(store.view)
     rows = reads.query(f"SELECT id FROM {table('sessions')} WHERE deleted = 1 OR pruned = 1 OR mode <> 'enabled'")
     gone = frozenset(UUID(r["id"]) for r in rows)
     if not gone:

@@ -45,7 +45,7 @@ from mnemolog.domain.transcript import Transcript
 from mnemolog.projections.folder_model import without_forgotten
 from mnemolog.projections.folder_writer import write_folder
 from mnemolog.projections.markdown_folder import render_folder
-from mnemolog.projections.queries import Reads
+from mnemolog.projections.reads import ViewReads
 from mnemolog.projections.schema import table
 
 Progress = Callable[[int, int, str], None]
@@ -62,7 +62,7 @@ def worker_name() -> str:
 
 def matcher_for(store: Store) -> TombstoneMatcher:
     """The tombstone matcher over the active tombstones."""
-    return TombstoneMatcher(store.tombstone_key(), Reads(store.view).tombstone_rules())
+    return TombstoneMatcher(store.tombstone_key(), ViewReads(store.view).tombstone_rules())
 
 
 # ------------------------------------------------------------------ ingest
@@ -168,7 +168,7 @@ def ingest(
     store.catch_up()
     known = {
         row["path"]: row["content_hash"]
-        for row in Reads(store.view).query(f"SELECT path, content_hash FROM {table('sessions')} WHERE deleted = 0")
+        for row in ViewReads(store.view).query(f"SELECT path, content_hash FROM {table('sessions')} WHERE deleted = 0")
     }
     for done, found in enumerate(files, start=1):
         progress(done - 1, len(files), found.path.name)
@@ -257,7 +257,7 @@ def extract(
 ) -> ExtractReport:
     """Run phase 1 over the sessions that need it, with ``workers`` threads."""
     store.catch_up()
-    reads = Reads(store.view)
+    reads = ViewReads(store.view)
     now = store.clock()
     for session_id in reads.sessions_to_reassess():
         reassess(store.app, session_id, now, policy)
@@ -317,7 +317,7 @@ def run_consolidation(
     policy = PhaseTwoPolicy(retention=retention, limit=settings.max_selected)
     result = consolidate(
         store.app,
-        Reads(store.view),
+        ViewReads(store.view),
         consolidator,
         matcher_for(store),
         now=store.clock,
@@ -332,7 +332,7 @@ def run_consolidation(
 def render_files(store: Store, project: str | None = None) -> dict[str, str]:
     """The memory folder's files as they stand now."""
     store.catch_up()
-    model = without_forgotten(Reads(store.view).folder_model(project), matcher_for(store))
+    model = without_forgotten(ViewReads(store.view).folder_model(project), matcher_for(store))
     return render_folder(model, count_tokens)
 
 

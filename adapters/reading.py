@@ -30,7 +30,7 @@ from mnemolog.domain.reading import record_note
 from mnemolog.domain.session import session_id_for
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher
 from mnemolog.domain.transcript import ItemKind
-from mnemolog.projections.queries import Reads, when
+from mnemolog.projections.reads import ViewReads, when
 from mnemolog.projections.schema import table
 from mnemolog.projections.search import SearchHit, search_items
 from mnemolog.prompts import load_prompt, render
@@ -93,7 +93,7 @@ class Context:
 
 def _context_rows(store: Store, project: str, offset: int) -> list[dict[str, Any]]:
     items, usage = table("items"), table("item_usage")
-    rows: list[dict[str, Any]] = Reads(store.view).query(
+    rows: list[dict[str, Any]] = ViewReads(store.view).query(
         f"SELECT i.id, i.kind, i.scope, i.task_group, i.title, i.text, i.keywords, i.trust, "
         f"u.use_count FROM {items} i LEFT JOIN {usage} u ON u.item_id = i.id "
         f"WHERE i.status = 'active' AND i.trust <> 'rejected' AND i.scope IN (?, ?) "
@@ -137,7 +137,7 @@ def context_text(store: Store, project: str, budget: int | None = None) -> Conte
     matcher = matcher_for(store)
     instructions = render(load_prompt("read_path"), project=f"{label}, scope {project}").rstrip()
     head = [instructions]
-    profile = matcher.scrub(Reads(store.view).user_profile(), project)[0].strip()
+    profile = matcher.scrub(ViewReads(store.view).user_profile(), project)[0].strip()
     if profile:
         words = profile.split()
         profile = " ".join(words[:PROFILE_MAX_WORDS]) + (" …" if len(words) > PROFILE_MAX_WORDS else "")
@@ -305,7 +305,7 @@ def show_item(store: Store, item_id: str, project: str) -> ItemView | None:
     except ValueError:
         return None
     store.catch_up()
-    reads = Reads(store.view)
+    reads = ViewReads(store.view)
     rows = reads.query(
         f"SELECT i.*, u.use_count, u.last_used FROM {table('items')} i "
         f"LEFT JOIN {table('item_usage')} u ON u.item_id = i.id WHERE i.id = ? AND i.scope IN (?, ?)",
@@ -441,7 +441,7 @@ def _known_items(store: Store, ids: Sequence[str]) -> tuple[list[str], list[str]
     if not ids:
         return [], []
     marks = ", ".join("?" for _ in ids)
-    rows = Reads(store.view).query(f"SELECT id FROM {table('items')} WHERE id IN ({marks})", list(ids))
+    rows = ViewReads(store.view).query(f"SELECT id FROM {table('items')} WHERE id IN ({marks})", list(ids))
     known = {r["id"] for r in rows}
     return [i for i in ids if i in known], [i for i in ids if i not in known]
 
@@ -590,7 +590,7 @@ def import_note_files(store: Store, folder: Path, scope: str = GLOBAL_SCOPE) -> 
     if not notes_dir.is_dir():
         return report
     store.catch_up()
-    seen = {r["source"] for r in Reads(store.view).query(f"SELECT source FROM {table('notes')}")}
+    seen = {r["source"] for r in ViewReads(store.view).query(f"SELECT source FROM {table('notes')}")}
     for path in sorted(notes_dir.glob("*.md")):
         rel = f"{NOTES_DIR}/{path.name}"
         if path.is_symlink() or not path.is_file():

@@ -8,7 +8,7 @@ import typer
 from mnemolog.adapters.settings import describe, load_settings
 from mnemolog.cli.context import store
 from mnemolog.cli.output import console, emit_json
-from mnemolog.projections.queries import Reads
+from mnemolog.projections.reads import ViewReads
 from mnemolog.projections.schema import table
 from rich.table import Table
 
@@ -20,7 +20,7 @@ def doctor(json_out: bool = JSON) -> None:
     with store() as s:
         events = s.app.max_notification_id()
         position = s.view.position(s.app.name)
-        reads = Reads(s.view)
+        reads = ViewReads(s.view)
         counts = {
             name: int(reads.query(f"SELECT COUNT(*) AS n FROM {table(name)}")[0]["n"])
             for name in ("sessions", "items", "consolidations", "tombstones", "notes")

@@ -45,10 +45,16 @@ class MnemologApp(Application[UUID]):
         except AggregateNotFoundError:
             return None
 
+    last_written = 0  # the newest notification id this process wrote (what its readers wait for)
+
     def save_all(self, *aggregates: EventSourced) -> int | None:
-        """Save the pending events of all given aggregates in one transaction."""
+        """Save the pending events of all given aggregates in one transaction; the last notification id it wrote."""
         recordings = self.save(*aggregates)
-        return recordings[-1].notification.id if recordings else None
+        if not recordings:
+            return None
+        position: int = recordings[-1].notification.id
+        self.last_written = max(self.last_written, position)
+        return position
 
     def retrying(self, command: Callable[[], T], attempts: int = 5) -> T:
         """Run a read-modify-save command again when a concurrent writer got there first.

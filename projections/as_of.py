@@ -22,7 +22,7 @@ from mnemolog.domain.tombstone_matcher import TombstoneMatcher
 from mnemolog.projections.folder_model import FolderItem, FolderModel, without_forgotten
 from mnemolog.projections.log_reader import log_events
 from mnemolog.projections.markdown_folder import render_folder
-from mnemolog.projections.queries import Reads, folder_item, when
+from mnemolog.projections.reads import ViewReads, folder_item, when
 from mnemolog.projections.schema import table
 from mnemolog.projections.view_store import MemoryView, open_sqlite_view
 
@@ -56,7 +56,7 @@ def folder_as_of(
 ) -> dict[str, str]:
     """The memory folder's files as they stood at ``at`` (transaction time)."""
     with replayed_view(app, at) as view:
-        model = Reads(view).folder_model(project)
+        model = ViewReads(view).folder_model(project)
     files: dict[str, str] = render_folder(without_forgotten(model, matcher), count_tokens)
     return files
 
@@ -65,7 +65,7 @@ def items_valid_at(app: MnemologApp, at: datetime, matcher: TombstoneMatcher, pr
     """Items memory holds (now) to have been true at ``at``: valid_from (or creation) <= T < valid_to."""
     with replayed_view(app, None) as view:
         cond, params = ("1 = 1", []) if project is None else ("scope IN (?, 'global')", [project])
-        rows = Reads(view).query(
+        rows = ViewReads(view).query(
             f"SELECT * FROM {table('items')} WHERE status IN ('active', 'invalidated') AND {cond} ORDER BY id", params
         )
     out = []

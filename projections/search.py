@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from mnemolog.projections.queries import when
+from mnemolog.projections.reads import when
 from mnemolog.projections.schema import table
 from mnemolog.projections.sql import Sql
 from mnemolog.projections.view_store import MemoryView

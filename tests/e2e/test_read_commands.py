@@ -87,12 +87,12 @@ def test_the_documented_session_start_hook_prints_the_context_of_the_session_pro
 
 
 def pending_notes(home: Path) -> list[tuple[str, str, str]]:
-    from mnemolog.projections.queries import Reads
+    from mnemolog.projections.reads import ViewReads
 
     store = open_store(Settings(home=home))
     try:
         store.catch_up()
-        return [(n.intent, n.scope, n.text) for n in Reads(store.view).pending_notes()]
+        return [(n.intent, n.scope, n.text) for n in ViewReads(store.view).pending_notes()]
     finally:
         store.close()
 

@@ -129,9 +129,9 @@ def test_forgetting_a_value_also_cleans_notes_and_past_profiles(store_factory, t
 
 
 def reading_tables(store) -> dict:
-    from mnemolog.projections.queries import Reads
+    from mnemolog.projections.reads import ViewReads
 
-    dump = Reads(store.view).dump()
+    dump = ViewReads(store.view).dump()
     return {"notes": dump["notes"], "consolidations": dump["consolidations"]}
 
 

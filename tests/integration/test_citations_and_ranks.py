@@ -8,7 +8,7 @@ from pathlib import Path
 
 from mnemolog.adapters import pipeline, reading
 from mnemolog.domain.selection import select
-from mnemolog.projections.queries import Reads
+from mnemolog.projections.reads import ViewReads
 from mnemolog.projections.schema import table
 from support.memory import extracted_session, item, save
 from support.sessions import thread_id, write_rollout
@@ -33,12 +33,12 @@ def citation_message(*rollout_ids: str, entries: str = "MEMORY.md:3-4|note=[used
 
 def usage(store, name: str) -> dict[str, int]:
     key = "session_id" if name == "session_usage" else "item_id"
-    rows = Reads(store.view).query(f"SELECT {key} AS k, use_count FROM {table(name)}")
+    rows = ViewReads(store.view).query(f"SELECT {key} AS k, use_count FROM {table(name)}")
     return {r["k"]: int(r["use_count"]) for r in rows}
 
 
 def ranked(store, now: datetime) -> list:
-    return [s.session_id for s in select(Reads(store.view).candidates(), now, timedelta(days=30), 256)]
+    return [s.session_id for s in select(ViewReads(store.view).candidates(), now, timedelta(days=30), 256)]
 
 
 def test_a_cited_codex_session_ranks_first_in_the_next_selection(store_factory: StoreFactory) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 
 from mnemolog.domain.session import Session
-from mnemolog.projections.queries import Reads
+from mnemolog.projections.reads import ViewReads
 from support.scenarios import TRANSCRIPT, facts
 
 
@@ -29,6 +29,6 @@ def test_concurrent_catch_ups_apply_each_event_once(store_factory) -> None:
         t.join()
 
     assert errors == []
-    rows = Reads(readers[0].view).dump()["sessions"]
+    rows = ViewReads(readers[0].view).dump()["sessions"]
     assert len(rows) == 1000
     assert readers[0].lag() == 0

@@ -22,7 +22,7 @@ from mnemolog.domain.session import session_id_for
 from mnemolog.domain.tombstone import Tombstone
 from mnemolog.domain.tombstone_matcher import fingerprint
 from mnemolog.projections.folder_validator import validate_folder
-from mnemolog.projections.queries import Reads
+from mnemolog.projections.reads import ViewReads
 from support.scripted_models import ScriptedConsolidator, ScriptedExtractor, memory
 from support.sessions import thread_id, write_rollout
 
@@ -107,16 +107,16 @@ def test_rebuild_then_render_is_byte_identical(store_factory, tmp_path: Path) ->
     store = store_factory()
     assert run_pipeline(store, tmp_path / "s").status == "completed"
     before = pipeline.render_files(store)
-    tables = Reads(store.view).dump()
+    tables = ViewReads(store.view).dump()
 
     store.rebuild()
 
-    assert Reads(store.view).dump() == tables
+    assert ViewReads(store.view).dump() == tables
     assert pipeline.render_files(store) == before
 
 
 def items_of(store) -> dict[str, dict]:
-    return {r["id"]: r for r in Reads(store.view).dump()["items"]}
+    return {r["id"]: r for r in ViewReads(store.view).dump()["items"]}
 
 
 def test_code_retires_items_whose_evidence_is_gone(store_factory, tmp_path: Path) -> None:
@@ -174,13 +174,13 @@ def test_a_plan_that_breaks_a_rule_is_rejected_whole(store_factory, tmp_path: Pa
     digest, width = fingerprint(store.tombstone_key(), "blue-falcon-42")
     store.app.save_all(Tombstone(digest=digest, width=width, scope="global", reason="secret"))
     store.catch_up()
-    before = Reads(store.view).dump()["items"]
+    before = ViewReads(store.view).dump()["items"]
 
     result = pipeline.run_consolidation(store, ScriptedConsolidator(bad_plans(store)[case]), all_sessions=True)
 
     assert result.status == "failed" and result.overrides
     assert all(o.action == "rejected" for o in result.overrides)
-    assert Reads(store.view).dump()["items"] == before
+    assert ViewReads(store.view).dump()["items"] == before
     failed = list(store.app.events.get(result.consolidation_id))[-1]
     assert isinstance(failed, Consolidation.Failed) and failed.rejected
     assert "blue-falcon" not in json.dumps([o.model_dump(mode="json") for o in failed.rejected])
@@ -232,5 +232,5 @@ def test_secrets_in_a_plan_are_redacted_before_anything_is_stored(store_factory,
     completed = list(store.app.events.get(result.consolidation_id))[-1]
     assert completed.redactions == 2 and secret not in completed.user_profile
     assert not raw_log_contains(store, secret)
-    texts = [r["text"] for r in Reads(store.view).dump()["items"]]
+    texts = [r["text"] for r in ViewReads(store.view).dump()["items"]]
     assert "CI pushes with token [REDACTED_SECRET]" in texts

@@ -9,7 +9,7 @@ from mnemolog.adapters.openai_models import OpenAIExtractor
 from mnemolog.domain.extraction import StageOneOutput
 from mnemolog.domain.ingest import EligibilityPolicy
 from mnemolog.domain.session import session_id_for
-from mnemolog.projections.queries import Reads
+from mnemolog.projections.reads import ViewReads
 from mnemolog.projections.schema import table
 from support.sessions import thread_id, write_rollout
 from support.stores import FixedClock
@@ -59,7 +59,7 @@ def test_a_malformed_answer_fails_then_retries_later(store_factory, tmp_path, fa
     clock = FixedClock()
     store = store_factory(clock=clock)
     thread = ingest_one(store, tmp_path)
-    before = Reads(store.view).dump()["items"]
+    before = ViewReads(store.view).dump()["items"]
     fake_openai.queue("this is not json")
 
     first = pipeline.extract(store, extractor(fake_openai), ALL)
@@ -68,7 +68,7 @@ def test_a_malformed_answer_fails_then_retries_later(store_factory, tmp_path, fa
     failed = session_events(store, thread)[-1]
     assert type(failed).__name__ == "ExtractionFailed" and failed.attempt == 1 and failed.retry_after is not None
     assert "schema" in failed.error.lower() or "json" in failed.error.lower()
-    assert Reads(store.view).dump()["items"] == before
+    assert ViewReads(store.view).dump()["items"] == before
 
     # Before retry_after nothing is sent; after it, the session is tried again.
     fake_openai.queue(GOOD)
@@ -109,9 +109,9 @@ def test_after_the_cap_the_session_is_left_failed(store_factory, tmp_path, fake_
     for native in (thread, other):
         kinds = [type(e).__name__ for e in session_events(store, native)]
         assert kinds.count("ExtractionFailed") == 3 and "Extracted" not in kinds
-    row = Reads(store.view).query(f"SELECT extraction_status, attempts, last_error FROM {table('sessions')} WHERE native_id = ?", [thread])[0]
+    row = ViewReads(store.view).query(f"SELECT extraction_status, attempts, last_error FROM {table('sessions')} WHERE native_id = ?", [thread])[0]
     assert row["extraction_status"] == "failed" and row["attempts"] == 3 and row["last_error"]
-    assert Reads(store.view).dump()["items"] == []
+    assert ViewReads(store.view).dump()["items"] == []
 
 
 def test_an_empty_answer_withdraws_the_earlier_extraction(store_factory, tmp_path, fake_openai) -> None:
@@ -128,7 +128,7 @@ def test_an_empty_answer_withdraws_the_earlier_extraction(store_factory, tmp_pat
     pipeline.extract(store, extractor(fake_openai), ALL)
 
     assert type(session_events(store, thread)[-1]).__name__ == "ExtractedNothing"
-    row = Reads(store.view).query(f"SELECT extraction_status, raw_memory FROM {table('sessions')}")[0]
+    row = ViewReads(store.view).query(f"SELECT extraction_status, raw_memory FROM {table('sessions')}")[0]
     assert row == {"extraction_status": "nothing", "raw_memory": None}
 
 

@@ -6,13 +6,13 @@ import threading
 import time
 
 from mnemolog.domain.session import Session
-from mnemolog.projections.queries import Reads
+from mnemolog.projections.reads import ViewReads
 from mnemolog.projections.schema import table
 from support.scenarios import TRANSCRIPT, facts
 
 
 def native_ids(store) -> set[str]:
-    return {r["native_id"] for r in Reads(store.view).query(f"SELECT native_id FROM {table('sessions')}")}
+    return {r["native_id"] for r in ViewReads(store.view).query(f"SELECT native_id FROM {table('sessions')}")}
 
 
 def test_a_follower_applies_what_another_writer_appends(store_factory) -> None:
@@ -43,6 +43,6 @@ def test_a_follower_applies_what_another_writer_appends(store_factory) -> None:
     assert native_ids(follower) == {"before", *(f"while-{n}" for n in range(5))}
     assert follower.lag() == 0
     # the views the follower built equal a rebuild from the log
-    followed = Reads(follower.view).dump()
+    followed = ViewReads(follower.view).dump()
     follower.rebuild()
-    assert Reads(follower.view).dump() == followed
+    assert ViewReads(follower.view).dump() == followed

@@ -11,7 +11,7 @@ from mnemolog.adapters import forgetting
 from mnemolog.domain.forget import NotFound
 from mnemolog.domain.memory_item import EditedBy, MemoryItem
 from mnemolog.domain.tombstone import Tombstone
-from mnemolog.projections.queries import Reads
+from mnemolog.projections.reads import ViewReads
 from support.forgetting import SECRET, SENTENCE, start
 from support.stores import FixedClock
 
@@ -61,9 +61,9 @@ def test_forget_again_lift_and_re_arm(store_factory, tmp_path: Path) -> None:
     assert again.tombstone_id == first.tombstone_id and again.already and not again.retired
     assert forgetting.lift(store, first.tombstone_id, "by mistake")
     assert not forgetting.lift(store, first.tombstone_id, "twice")
-    assert Reads(store.view).tombstone_rules() == []
+    assert ViewReads(store.view).tombstone_rules() == []
     rearmed = forgetting.forget_value(store, SECRET, "global")
-    assert not rearmed.already and [r.tombstone_id for r in Reads(store.view).tombstone_rules()] == [first.tombstone_id]
+    assert not rearmed.already and [r.tombstone_id for r in ViewReads(store.view).tombstone_rules()] == [first.tombstone_id]
     assert isinstance(list(store.app.events.get(first.tombstone_id))[-1], Tombstone.Replaced)
     with pytest.raises(NotFound):
         forgetting.lift(store, UUID(int=7), "x")
@@ -87,10 +87,10 @@ def test_forget_session_and_item(store_factory, tmp_path: Path) -> None:
     assert list(store.app.events.get(value_item))[-1].by == EditedBy.CODE
     with pytest.raises(NotFound):
         forgetting.forget_session(store, UUID(int=3))
-    other = Reads(store.view).active_items()[0]
+    other = ViewReads(store.view).active_items()[0]
     done = forgetting.forget_item(store, other.item_id)
-    assert done.retired and Reads(store.view).active_items() == []
-    assert [r.tombstone_id for r in Reads(store.view).tombstone_rules()] == [done.tombstone_id]
+    assert done.retired and ViewReads(store.view).active_items() == []
+    assert [r.tombstone_id for r in ViewReads(store.view).tombstone_rules()] == [done.tombstone_id]
     with pytest.raises(NotFound):
         forgetting.forget_item(store, UUID(int=4))
 
@@ -102,8 +102,8 @@ def test_prune_and_reset_are_events(store_factory, tmp_path: Path) -> None:
     assert forgetting.prune(store).sessions == ()  # nothing is stale yet
     clock.advance(days=60)
     pruned = forgetting.prune(store)
-    assert sc.source in pruned.sessions and set(pruned.retired) == {i.item_id for i in Reads(store.view).active_items()} | set(pruned.retired)
-    assert Reads(store.view).active_items() == []
+    assert sc.source in pruned.sessions and set(pruned.retired) == {i.item_id for i in ViewReads(store.view).active_items()} | set(pruned.retired)
+    assert ViewReads(store.view).active_items() == []
     reset = forgetting.reset(store)
     assert reset.retired == ()
     assert store.app.max_notification_id() > 0  # the log and its history stay

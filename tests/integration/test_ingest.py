@@ -8,7 +8,7 @@ from pathlib import Path
 
 from mnemolog.adapters import pipeline
 from mnemolog.domain.ingest import EligibilityPolicy
-from mnemolog.projections.queries import Reads
+from mnemolog.projections.reads import ViewReads
 from mnemolog.projections.schema import table
 from support.raw_events import raw_log_contains
 from support.secrets_corpus import SECRETS, write_claude_transcript, write_codex_rollout
@@ -65,7 +65,7 @@ def copy_fixtures(target: Path) -> dict[str, Path]:
 
 
 def sessions_by_path(store) -> dict[str, dict]:
-    rows = Reads(store.view).query(f"SELECT * FROM {table('sessions')}")
+    rows = ViewReads(store.view).query(f"SELECT * FROM {table('sessions')}")
     return {row["path"]: row for row in rows}
 
 
@@ -125,7 +125,7 @@ def test_planted_secrets_never_reach_the_log(store_factory, tmp_path: Path) -> N
     assert len(SECRETS) >= 30
     leaked = [kind for kind, value in SECRETS if raw_log_contains(store, value)]
     assert leaked == []
-    assert not any(value in str(Reads(store.view).dump()) for _, value in SECRETS)
+    assert not any(value in str(ViewReads(store.view).dump()) for _, value in SECRETS)
 
 
 def test_ssh_and_https_clones_share_a_project_scope(store_factory, tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from mcp.client.stdio import StdioServerParameters
 from mnemolog.adapters.bootstrap import open_store
 from mnemolog.adapters.settings import Settings
 from mnemolog.domain.memory_item import Trust
-from mnemolog.projections.queries import Reads
+from mnemolog.projections.reads import ViewReads
 from mnemolog.projections.schema import table
 from support.memory import git_project, item, save
 
@@ -62,7 +62,7 @@ def usage_of(home: Path) -> tuple[dict[str, int], list[tuple[str, str]]]:
     store = open_store(Settings(home=home))
     try:
         store.catch_up()
-        reads = Reads(store.view)
+        reads = ViewReads(store.view)
         items = {r["item_id"]: int(r["use_count"]) for r in reads.query(f"SELECT item_id, use_count FROM {table('item_usage')}")}
         notes = [(n.intent, n.scope) for n in reads.pending_notes()]
         return items, notes

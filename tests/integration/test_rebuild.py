@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mnemolog.projections.queries import Reads
+from mnemolog.projections.reads import ViewReads
 from support.scenarios import every_event
 
 
@@ -13,13 +13,13 @@ def test_incremental_views_equal_a_rebuild(store_factory) -> None:
     # more events after a first catch-up, so the incremental build has two steps
     ids = every_event_again(store)
     store.catch_up()
-    incremental = Reads(store.view).dump()
+    incremental = ViewReads(store.view).dump()
     assert incremental["sessions"] and incremental["items"] and ids
 
     replayed = store.rebuild()
 
     assert replayed == store.app.max_notification_id()
-    assert Reads(store.view).dump() == incremental
+    assert ViewReads(store.view).dump() == incremental
     assert store.lag() == 0
 
 
@@ -42,8 +42,8 @@ def test_catch_up_is_exactly_once(store_factory) -> None:
     store = store_factory()
     every_event(store.app)
     store.catch_up()
-    before = Reads(store.view).dump()
+    before = ViewReads(store.view).dump()
     first = store.app.recorder.select_notifications(start=1, limit=1)[0]
     with pytest.raises(IntegrityError):
         store.view.apply([(store.app.mapper.to_domain_event(first), Tracking(store.app.name, first.id))])
-    assert Reads(store.view).dump() == before
+    assert ViewReads(store.view).dump() == before

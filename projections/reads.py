@@ -52,7 +52,7 @@ def folder_item(r: dict[str, Any]) -> FolderItem:
     )
 
 
-class Reads:
+class ViewReads:
     """Queries the CLI and the use cases need; each opens a short read transaction."""
 
     def __init__(self, view: MemoryView) -> None:

@@ -1,0 +1,186 @@
+"""The read port: every query the services, the CLI and the MCP server make, as typed methods.
+
+One typed interface per view (sessions, items, notes, consolidations,
+tombstones), joined in ``MemoryReads``; ``projections.reads`` implements it over
+the view tables on SQLite and PostgreSQL. Nothing outside ``projections/``
+writes SQL or names a view table. Every method returns what the views hold
+now: a service that must see its own writes asks its unit of work for the
+reads (``UnitOfWork.reads``), which waits for them once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+from uuid import UUID
+
+from mnemolog.domain.consolidation import SelectedInput
+from mnemolog.domain.selection import Candidate
+from mnemolog.domain.tombstone_matcher import TombstoneRule
+
+
+@dataclass(frozen=True)
+class ItemRow:
+    """One memory item as every reader sees it (the one row type of the items view)."""
+
+    item_id: UUID
+    kind: str  # preference | knowledge | failure | task | skill
+    scope: str  # a project scope key or "global"
+    task_group: str
+    title: str
+    text: str
+    keywords: tuple[str, ...]
+    evidence: tuple[UUID, ...]  # session ids
+    trust: str = "proposed"  # proposed | accepted | doubted | rejected
+    status: str = "active"  # active | retired | invalidated
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+    revision: int = 1
+    use_count: int = 0
+    last_used: datetime | None = None
+
+
+@dataclass(frozen=True)
+class SelectedSession:
+    """A selected extraction's content, for the consolidation model."""
+
+    session_id: UUID
+    scope: str
+    cwd: str
+    updated_at: datetime | None
+    rollout_summary: str
+    raw_memory: str
+
+
+@dataclass(frozen=True)
+class SessionTexts:
+    """The stored texts of a session a tombstone may have to be cut out of."""
+
+    session_id: UUID
+    scope: str
+    texts: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class NoteRow:
+    """A user's note and its state."""
+
+    note_id: UUID
+    intent: str  # remember | correct
+    scope: str
+    text: str
+    source: str
+    written_at: datetime | None
+    applied_by: UUID | None
+    withdrawn: bool = False
+
+    @property
+    def state(self) -> str:
+        """pending | applied | withdrawn."""
+        if self.withdrawn:
+            return "withdrawn"
+        return "applied" if self.applied_by is not None else "pending"
+
+
+class SessionReads(Protocol):
+    """The sessions view."""
+
+    def known_files(self) -> dict[str, str]:
+        """Content hash by file path of every session not deleted (ingest skips unchanged bytes)."""
+        ...
+
+    def sessions_to_reassess(self) -> list[UUID]:
+        """Sessions whose eligibility may change with time (not yet eligible, not deleted)."""
+        ...
+
+    def sessions_to_extract(self, now: datetime, limit: int | None = None) -> list[UUID]:
+        """Eligible, enabled sessions whose current content has no answer yet and may be tried now."""
+        ...
+
+    def candidates(self) -> list[Candidate]:
+        """Sessions with a current extraction, with their usage ranks (phase-2 selection)."""
+        ...
+
+    def selected_sessions(self, ids: Sequence[UUID]) -> dict[UUID, SelectedSession]:
+        """Content of the given sessions."""
+        ...
+
+    def live_session_ids(self) -> frozenset[UUID]:
+        """Sessions that may be evidence (not deleted, pruned, polluted; extraction present)."""
+        ...
+
+    def gone_session_ids(self) -> frozenset[UUID]:
+        """Sessions that can no longer feed memory (deleted, pruned, disabled, polluted)."""
+        ...
+
+    def withdrawable_session_ids(self) -> list[UUID]:
+        """Sessions neither pruned nor deleted (what a reset withdraws)."""
+        ...
+
+    def session_texts(self) -> list[SessionTexts]:
+        """Every session's stored texts (first message, rollout summary and slug, raw memory)."""
+        ...
+
+    def resolve_session(self, reference: str) -> UUID | None:
+        """A session's id from its mnemolog id or its agent's own id; None when unknown or ambiguous."""
+        ...
+
+
+class ItemReads(Protocol):
+    """The items view (with usage)."""
+
+    def active_items(self, project: str | None = None) -> list[ItemRow]:
+        """Current memory (optionally for one project plus global), by id."""
+        ...
+
+    def known_item_ids(self, ids: Sequence[str]) -> set[str]:
+        """Which of these item ids exist."""
+        ...
+
+
+class NoteReads(Protocol):
+    """The notes view."""
+
+    def pending_notes(self) -> list[NoteRow]:
+        """Notes no consolidation has applied and nobody withdrew, oldest first."""
+        ...
+
+    def note_ids(self) -> list[UUID]:
+        """Every note (forgetting scrubs their texts)."""
+        ...
+
+    def note_sources(self) -> set[str]:
+        """Where the notes came from (notes files are imported once each)."""
+        ...
+
+
+class ConsolidationReads(Protocol):
+    """The consolidations view."""
+
+    def last_completed_selection(self) -> tuple[SelectedInput, ...]:
+        """The selection of the last completed run (empty when none)."""
+        ...
+
+    def user_profile(self) -> str:
+        """The user profile of the last completed consolidation."""
+        ...
+
+    def runs_with_profile(self) -> list[UUID]:
+        """Completed runs that stored a user profile (forgetting scrubs them)."""
+        ...
+
+
+class TombstoneReads(Protocol):
+    """The tombstones view."""
+
+    def tombstone_rules(self) -> list[TombstoneRule]:
+        """Active tombstones."""
+        ...
+
+
+class MemoryReads(SessionReads, ItemReads, NoteReads, ConsolidationReads, TombstoneReads, Protocol):
+    """Every view, as one port."""

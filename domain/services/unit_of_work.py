@@ -1,0 +1,37 @@
+"""The unit of work every service runs in: the log to write, the views to read, the clock.
+
+``adapters.bootstrap.Store`` is the real one; tests may use it over an
+in-memory log. Read-your-writes is one rule: a service writes through
+``app`` (each save returns the notification id it wrote) and, when it needs
+to read what it wrote, asks ``reads()``, which waits for the views to reach
+the last position written, once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Protocol
+
+from mnemolog.domain.application import MnemologApp
+from mnemolog.domain.reads import MemoryReads
+from mnemolog.domain.tombstone_matcher import TombstoneMatcher
+
+
+class UnitOfWork(Protocol):
+    """One command's access to the store."""
+
+    app: MnemologApp
+    clock: Callable[[], datetime]
+
+    def reads(self) -> MemoryReads:
+        """The views, caught up with everything this process has written (read-your-writes)."""
+        ...
+
+    def tombstone_key(self) -> bytes:
+        """The key tombstone hashes are made with (kept outside the log)."""
+        ...
+
+    def matcher(self) -> TombstoneMatcher:
+        """The tombstone matcher over the tombstones in force now."""
+        ...
