@@ -213,3 +213,14 @@ def open_store(settings: Settings | None = None, clock: Clock = utc_now) -> Stor
         if isinstance(error, StoreError):
             raise
         raise StoreError(f"cannot open the store: {error}") from error
+
+
+def open_memory_store(settings: Settings, clock: Clock = utc_now) -> Store:
+    """A store held in memory (the log in the library's POPO recorder, the views in SQLite ``:memory:``).
+
+    For fast service tests: the same services, reads and projections as a real
+    store, nothing on disk but the tombstone key in ``settings.home``.
+    """
+    env = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
+    return Store(MnemologApp(env=env), open_sqlite_view(":memory:"), settings, "memory", "memory", clock, env)
+

@@ -29,8 +29,8 @@ from mnemolog.adapters.session_files import (
 )
 from mnemolog.adapters.tokens import count_tokens
 from mnemolog.domain.citation import Citation
+from mnemolog.domain.eligibility import EligibilityPolicy
 from mnemolog.domain.ingest import (
-    EligibilityPolicy,
     IngestOutcome,
     Pollution,
     reassess,

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from uuid import UUID
 
 from mnemolog.domain.application import MnemologApp
+from mnemolog.domain.evidence import sole_evidence_items
 from mnemolog.domain.memory_item import EditedBy, MemoryItem
 from mnemolog.domain.plan_checks import CurrentItem
 from mnemolog.domain.session import Session
@@ -144,22 +145,6 @@ def _scrub(app: MnemologApp, aggregate_id: UUID, matcher: TombstoneMatcher) -> b
 
     done: bool = app.retrying(command)
     return done
-
-
-def sole_evidence_items(
-    items: Sequence[CurrentItem], gone: frozenset[UUID], live_sessions: frozenset[UUID] | None
-) -> list[CurrentItem]:
-    """Items whose evidence is all among ``gone`` (or, when known, not live)."""
-    out = []
-    for item in items:
-        if not item.evidence or not any(e in gone for e in item.evidence):
-            continue
-        remaining = [e for e in item.evidence if e not in gone]
-        if live_sessions is not None:
-            remaining = [e for e in remaining if e in live_sessions]
-        if not remaining:
-            out.append(item)
-    return out
 
 
 def forget_session(

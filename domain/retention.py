@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from uuid import UUID
 
 from mnemolog.domain.application import MnemologApp
-from mnemolog.domain.forget import sole_evidence_items
+from mnemolog.domain.evidence import sole_evidence_items
 from mnemolog.domain.memory_item import EditedBy, MemoryItem
 from mnemolog.domain.plan_checks import CurrentItem
 from mnemolog.domain.selection import Candidate, select

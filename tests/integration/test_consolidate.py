@@ -15,7 +15,7 @@ from mnemolog.adapters import pipeline
 from mnemolog.adapters.heuristic import HeuristicConsolidator
 from mnemolog.adapters.tokens import count_tokens
 from mnemolog.domain.consolidation import Consolidation
-from mnemolog.domain.ingest import EligibilityPolicy
+from mnemolog.domain.eligibility import EligibilityPolicy
 from mnemolog.domain.memory_item import EditedBy, MemoryItem
 from mnemolog.domain.plan import ConsolidationPlan, Edit
 from mnemolog.domain.session import session_id_for

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from mnemolog.adapters import pipeline
 from mnemolog.adapters.openai_models import OpenAIExtractor
+from mnemolog.domain.eligibility import EligibilityPolicy
 from mnemolog.domain.extraction import StageOneOutput
-from mnemolog.domain.ingest import EligibilityPolicy
 from mnemolog.domain.session import session_id_for
 from mnemolog.projections.reads import ViewReads
 from mnemolog.projections.schema import table

@@ -10,7 +10,7 @@ from pathlib import Path
 from mnemolog.adapters import pipeline
 from mnemolog.adapters.bootstrap import open_store
 from mnemolog.adapters.settings import Settings
-from mnemolog.domain.ingest import EligibilityPolicy
+from mnemolog.domain.eligibility import EligibilityPolicy
 from mnemolog.domain.session import Session
 from support.cli import MNEMOLOG, run_cli
 from support.scripted_models import ScriptedExtractor, memory

@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 from mnemolog.adapters import pipeline
-from mnemolog.domain.ingest import EligibilityPolicy
+from mnemolog.domain.eligibility import EligibilityPolicy
 from mnemolog.projections.reads import ViewReads
 from mnemolog.projections.schema import table
 from support.raw_events import raw_log_contains

@@ -10,7 +10,7 @@ from uuid import UUID
 
 from mnemolog.adapters import pipeline
 from mnemolog.adapters.bootstrap import Store
-from mnemolog.domain.ingest import EligibilityPolicy
+from mnemolog.domain.eligibility import EligibilityPolicy
 from mnemolog.domain.plan import ConsolidationPlan, Edit
 from mnemolog.domain.session import session_id_for
 from mnemolog.projections.reads import ViewReads

@@ -13,7 +13,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from mnemolog.adapters.bootstrap import Store, open_store
+from mnemolog.adapters.bootstrap import Store, open_memory_store, open_store
 from mnemolog.adapters.settings import Settings
 
 BACKENDS = ("sqlite", "postgres")
@@ -83,3 +83,12 @@ def store_factory(database_url: str | None, tmp_path: Path) -> Iterator[StoreFac
     yield make
     for store in opened:
         store.close()
+
+
+@pytest.fixture
+def memory_store(tmp_path: Path) -> Iterator[Store]:
+    """A store in memory (POPO log, SQLite ``:memory:`` views) with a FixedClock, for fast service tests."""
+    store = open_memory_store(Settings(home=tmp_path / "home"), clock=FixedClock())
+    yield store
+    store.close()
+
