@@ -53,7 +53,7 @@ class Store:
     app: MnemologApp
     view: MemoryView
     settings: Settings
-    backend: str  # "sqlite" | "postgres"
+    backend: str  # "sqlite" | "postgres" | "memory"
     location: str  # a path, or a URL without its password
     clock: Clock = field(default=utc_now)
     env: dict[str, str] = field(default_factory=dict)  # the eventsourcing environment of the log
