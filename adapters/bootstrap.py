@@ -1,6 +1,8 @@
 """The one place that wires adapters: persistence, views, models, clock.
 
 Tests hand it fakes (a model, a clock) or real local services (a PostgreSQL DSN).
+``psycopg`` and the PostgreSQL view are imported only on the PostgreSQL paths:
+a SQLite user does not pay for them at start-up.
 """
 
 from __future__ import annotations
@@ -14,22 +16,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import psycopg
-from eventsourcing.projection import ProjectionRunner
 from mnemolog.adapters.settings import Settings, load_settings
 from mnemolog.domain.application import MnemologApp
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher
 from mnemolog.projections.reads import ViewReads
-from mnemolog.projections.view_store import (
-    MemoryProjection,
-    MemoryView,
-    PostgresMemoryView,
-    catch_up,
-    open_postgres_view,
-    open_sqlite_view,
-    rebuild,
-)
-from psycopg.conninfo import conninfo_to_dict
+from mnemolog.projections.view_store import MemoryView, catch_up, open_sqlite_view, rebuild
 
 Clock = Callable[[], datetime]
 
@@ -93,6 +84,9 @@ class Store:
         stop = stop or threading.Event()
         deadline = None if timeout is None else time.monotonic() + timeout
         if self.backend == "postgres":
+            from eventsourcing.projection import ProjectionRunner
+            from mnemolog.projections.postgres_view import MemoryProjection, PostgresMemoryView
+
             self.catch_up()  # the runner starts from the tracked position; begin there
             with ProjectionRunner(
                 application_class=MnemologApp,
@@ -137,6 +131,8 @@ class Store:
         return path.read_text().strip().encode()
 
     def _shared_key(self) -> bytes:
+        import psycopg
+
         assert self.settings.database_url is not None
         with psycopg.connect(self.settings.database_url.get_secret_value(), autocommit=True) as conn:
             conn.execute(f"CREATE TABLE IF NOT EXISTS {SETTINGS_TABLE} (name text PRIMARY KEY, value text NOT NULL)")
@@ -150,12 +146,15 @@ class Store:
         return str(row[0]).encode()
 
     def close(self) -> None:
-        """Release connections."""
+        """Release connections (the log's and the views')."""
         self.app.close()
+        self.view.close()
 
 
 def postgres_params(url: str) -> dict[str, Any]:
     """Connection parameters for eventsourcing's PostgresDatastore from a URL."""
+    from psycopg.conninfo import conninfo_to_dict
+
     info = conninfo_to_dict(url)
     return {
         "dbname": str(info.get("dbname") or "mnemolog"),
@@ -177,6 +176,9 @@ def open_store(settings: Settings | None = None, clock: Clock = utc_now) -> Stor
     url = settings.database_url.get_secret_value() if settings.database_url else None
     try:
         if url:
+            import psycopg
+            from mnemolog.projections.postgres_view import open_postgres_view
+
             params = postgres_params(url)
             env = {
                 "PERSISTENCE_MODULE": "eventsourcing.postgres",

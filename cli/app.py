@@ -1,42 +1,116 @@
-"""The mnemolog command line: thin commands over the pipeline and the store."""
+"""The mnemolog command line: thin commands over the pipeline and the store.
+
+The commands are loaded lazily: ``mnemolog --help`` lists them from the table
+below without importing any command module, and ``mnemolog NAME`` imports only
+the module that holds NAME (and, inside the command, only what it needs). So a
+command starts without paying for the store, pydantic models, psycopg, openai,
+the tokenizer or the MCP SDK unless it uses them. Help is rendered by click's
+plain formatter (``rich_markup_mode=None``): rich is not imported to print
+help, and help texts may contain brackets such as ``[item:<id>]``.
+"""
 
 from __future__ import annotations
 
+import importlib
 import sys
+from functools import cache
+from typing import Any, NamedTuple
 
 import typer
-from mnemolog.cli import (
-    forget_commands,
-    history_commands,
-    pipeline_commands,
-    read_commands,
-    review_commands,
-    store_commands,
-)
 from mnemolog.cli.output import UserError, errors
+from typer.core import TyperGroup
+
+
+class Entry(NamedTuple):
+    """Where a command lives and the line ``mnemolog --help`` shows for it."""
+
+    module: str  # in mnemolog.cli; its register(app) adds the command
+    help: str  # the first paragraph of the command's help (a unit test keeps them equal)
+
+
+# In the order --help lists them. A new command goes here and in its module's register().
+COMMANDS: dict[str, Entry] = {
+    "doctor": Entry("store_commands", "Which store is in use, where, how many events it holds, and whether projections are caught up."),
+    "status": Entry("store_commands", "Same as doctor."),
+    "config": Entry("store_commands", "The effective configuration and where each value came from (secrets masked)."),
+    "rebuild": Entry("store_commands", "Drop every projection and replay the whole log."),
+    "follow": Entry("store_commands", "Keep the projections up to date while other processes write (LISTEN/NOTIFY on PostgreSQL, polling on SQLite)."),
+    "ingest": Entry("pipeline_commands", "Read agent sessions into the log (incremental: unchanged files add nothing)."),
+    "extract": Entry("pipeline_commands", "Phase 1: extract what is worth remembering from each eligible session."),
+    "consolidate": Entry("pipeline_commands", "Phase 2: consolidate the selected extractions into memory items, as audited edits."),
+    "render": Entry("pipeline_commands", "Render the memory folder (Codex's layout) from the projections."),
+    "run": Entry("pipeline_commands", "The whole pipeline: ingest, extract, consolidate, render."),
+    "tokens": Entry("pipeline_commands", "Tokens phase 1 sends per session, against Codex's plain serialisation; checks nothing important is lost."),
+    "forget": Entry("forget_commands", "Forget for good: a value (tombstone), a session or an item. Enforced by code at every read and write."),
+    "lift": Entry("forget_commands", "Undo a tombstone (as an event). Retired items stay retired."),
+    "prune": Entry("forget_commands", "The retention sweep: prune stale, unselected extractions; retire items left without evidence."),
+    "reset": Entry("forget_commands", "Withdraw all memory, as events (the log and its history stay)."),
+    "explain": Entry("history_commands", "The story of one memory, read only from the log."),
+    "audit": Entry("history_commands", "What one consolidation changed, edit by edit, and what code overrode or rejected."),
+    "history": Entry("history_commands", "Memory at a past moment, rebuilt from the log."),
+    "context": Entry("read_commands", "What an agent receives when a session starts: how to use memory, and the memory of this project and the user."),
+    "search": Entry("read_commands", "Full-text search over current memory of this project and the user, best first."),
+    "show": Entry("read_commands", "One memory item with its status, trust, validity, usage and evidence."),
+    "cite": Entry("read_commands", "Record that an agent used memory: Codex citation blocks and [item:<id>] markers in its output."),
+    "note": Entry("read_commands", "Leave a note the next consolidation applies (append-only); --forget places a tombstone now."),
+    "mcp": Entry("read_commands", "Serve the read path as MCP tools over stdio (project from the client's roots, else --cwd)."),
+    "review": Entry("review_commands", "Accept, reject or doubt a memory item (a Reviewed event; explain shows it)."),
+}
+
+_SETTINGS: dict[str, Any] = {"add_completion": False, "pretty_exceptions_enable": False, "rich_markup_mode": None}
+
+
+@cache
+def module_commands(module: str) -> TyperGroup:
+    """The click commands one command module registers (built once per process)."""
+    commands = typer.Typer(**_SETTINGS)
+    importlib.import_module(f"mnemolog.cli.{module}").register(commands)
+    return typer.main.get_group(commands)
+
+
+class LazyCommands(TyperGroup):
+    """The top-level group: lists COMMANDS, imports a command's module only when it runs."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        """Every command name, in the order --help lists them."""
+        return list(COMMANDS)
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        """The command NAME, loading its module; None for an unknown name (click reports it)."""
+        entry = COMMANDS.get(cmd_name)
+        return None if entry is None else module_commands(entry.module).commands.get(cmd_name)
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        """The command list of --help, from COMMANDS (no module is imported)."""
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, entry.help) for name, entry in COMMANDS.items()])
+
 
 app = typer.Typer(
     name="mnemolog",
     help="An event-sourced memory store for coding agents.",
     no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
+    cls=LazyCommands,
+    **_SETTINGS,
 )
-store_commands.register(app)
-pipeline_commands.register(app)
-forget_commands.register(app)
-history_commands.register(app)
-read_commands.register(app)
-review_commands.register(app)
 
 
-def main() -> None:
-    """Console entry point: user errors become one line on stderr and an exit code."""
+@app.callback()
+def _root() -> None:
+    # A group needs a callback; the commands come from LazyCommands.
+    pass
+
+
+def main(args: list[str] | None = None) -> None:
+    """Console entry point: user errors become one line on stderr and an exit code.
+
+    ``args`` default to ``sys.argv[1:]``; tests pass them to run the CLI in process.
+    """
     # typer vendors click: its usage errors are typer._click exceptions, not click's.
     from typer._click.exceptions import ClickException
 
     try:
-        code = app(standalone_mode=False)
+        code = app(args=args, prog_name="mnemolog", standalone_mode=False)
     except UserError as error:
         errors.print(f"[red]error:[/red] {error}", highlight=False)
         sys.exit(int(error.code))

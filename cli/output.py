@@ -9,17 +9,50 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from enum import IntEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 from uuid import UUID
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-# Piped output is read by scripts and logs: no wrapping, wide tables.
-_PIPED_WIDTH = None if sys.stdout.isatty() or "COLUMNS" in os.environ else 200
-console = Console(soft_wrap=True, width=_PIPED_WIDTH)
-errors = Console(stderr=True, soft_wrap=True)
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+class _StreamConsole:
+    """A rich Console for the current ``sys.stdout`` (or ``sys.stderr``), made on first use.
+
+    Importing rich costs start-up time that ``--help`` and ``--json`` do not
+    need. The Console is made again when the stream changes (typer's CliRunner
+    swaps ``sys.stdout`` for each invocation), so it writes where the command's
+    output goes and reads ``NO_COLOR`` and ``COLUMNS`` as they are then.
+    """
+
+    def __init__(self, stderr: bool = False) -> None:
+        self._stderr = stderr
+        self._stream: Any = None
+        self._console: Console | None = None
+
+    def current(self) -> Console:
+        """The Console for the stream in use now."""
+        stream = sys.stderr if self._stderr else sys.stdout
+        if self._console is None or stream is not self._stream:
+            from rich.console import Console
+
+            if self._stderr:
+                self._console = Console(file=stream, soft_wrap=True)
+            else:
+                # Piped output is read by scripts and logs: no wrapping, wide tables.
+                piped_width = None if stream.isatty() or "COLUMNS" in os.environ else 200
+                self._console = Console(file=stream, soft_wrap=True, width=piped_width)
+            self._stream = stream
+        return self._console
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.current(), name)
+
+
+console = cast("Console", _StreamConsole())
+errors = cast("Console", _StreamConsole(stderr=True))
 
 
 class Exit(IntEnum):
@@ -68,12 +101,14 @@ def progress_bar(label: str, enabled: bool = True) -> Iterator[Any]:
     if not enabled or not console.is_terminal:
         yield lambda done, total, name: None
         return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     with Progress(
         TextColumn(f"{label} [dim]{{task.fields[name]}}"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
-        console=console,
+        console=cast("_StreamConsole", console).current(),
         transient=True,
     ) as bar:
         task = bar.add_task(label, total=None, name="")

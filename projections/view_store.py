@@ -4,33 +4,24 @@ The view tables and the tracking record are written in one transaction, so
 each event is applied exactly once: replaying a position that is already
 tracked fails (the library's single-row tracking refuses to go backwards) and
 rolls the whole batch back.
+
+The PostgreSQL view lives in ``postgres_view`` and is imported only when a
+PostgreSQL store is opened: ``psycopg`` costs start-up time a SQLite user
+should not pay.
 """
 
 from __future__ import annotations
 
 import contextlib
-import tempfile
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 from typing import Any, Protocol
 
 from eventsourcing.persistence import IntegrityError, Tracking
-from eventsourcing.postgres import PostgresDatastore, PostgresTrackingRecorder
-from eventsourcing.projection import Projection
 from eventsourcing.sqlite import SQLiteDatastore, SQLiteTrackingRecorder
 from mnemolog.domain.application import MnemologApp
 from mnemolog.projections.memory_view import apply_event
-from mnemolog.projections.schema import (
-    copied_tables,
-    create_statements,
-    drop_statements,
-    index_statements,
-    table,
-)
+from mnemolog.projections.schema import create_statements, drop_statements, index_statements
 from mnemolog.projections.sql import Sql
-from psycopg.sql import SQL
-
-PG_TRACKING_TABLE = "mnemolog_view_tracking"
 
 
 class MemoryView(Protocol):
@@ -55,8 +46,13 @@ class MemoryView(Protocol):
     def build_indexes(self) -> None:
         """Create the secondary indexes."""
 
+    def close(self) -> None:
+        """Release the view store's connections."""
 
-class _ViewMixin:
+
+class ViewMixin:
+    """The view operations shared by both backends (over the tracking recorder's datastore)."""
+
     dialect: str
     datastore: Any
 
@@ -97,8 +93,11 @@ class _ViewMixin:
             for statement in index_statements(self.dialect):
                 cursor.execute(statement)
 
+    def close(self) -> None:
+        self.datastore.close()
 
-class SQLiteMemoryView(_ViewMixin, SQLiteTrackingRecorder):
+
+class SQLiteMemoryView(ViewMixin, SQLiteTrackingRecorder):
     """The view tables in their own SQLite file (FTS5 for search)."""
 
     dialect = "sqlite"
@@ -111,43 +110,11 @@ class SQLiteMemoryView(_ViewMixin, SQLiteTrackingRecorder):
         return "tracking"
 
 
-class PostgresMemoryView(_ViewMixin, PostgresTrackingRecorder):
-    """The view tables beside the event table (full-text search with a GIN index)."""
-
-    dialect = "postgres"
-
-    def __init__(self, datastore: PostgresDatastore, tracking_table_name: str = PG_TRACKING_TABLE, **kwargs: Any) -> None:
-        # The library's ProjectionRunner names the table after the projection
-        # (MemoryProjection.name + "_tracking"), which is this same table.
-        super().__init__(datastore, tracking_table_name=tracking_table_name, **kwargs)
-        self.sql_create_statements.extend(SQL(s) for s in create_statements("postgres"))  # type: ignore[misc]
-
-    def _tracking_table(self) -> str:
-        return PG_TRACKING_TABLE
-
-
 def open_sqlite_view(path: str) -> SQLiteMemoryView:
     """Open (and create on first use) the SQLite view store."""
     view = SQLiteMemoryView(SQLiteDatastore(db_name=path, lock_timeout=30))
     view.create_table()
     return view
-
-
-def open_postgres_view(params: dict[str, Any]) -> PostgresMemoryView:
-    """Open (and create on first use) the PostgreSQL view store."""
-    view = PostgresMemoryView(PostgresDatastore(**params))
-    view.create_table()
-    return view
-
-
-class MemoryProjection(Projection[Any]):
-    """The eventsourcing projection: each event becomes rows, tracked in the same transaction."""
-
-    name = "mnemolog_view"  # the runner's tracking table is then PG_TRACKING_TABLE
-
-    def process_event(self, domain_event: Any, tracking: Tracking) -> None:
-        """Apply one event (used by the library's ProjectionRunner on PostgreSQL)."""
-        self.view.apply([(domain_event, tracking)])
 
 
 def catch_up(app: MnemologApp, view: MemoryView, batch_size: int = 200) -> int:
@@ -178,37 +145,12 @@ def rebuild(app: MnemologApp, view: MemoryView, batch_size: int = 1000) -> int:
     a scratch SQLite view (the same ``apply_event``), then loads every table
     with COPY and builds the indexes after loading, all in one transaction.
     """
-    if isinstance(view, PostgresMemoryView):
-        return _rebuild_by_copy(app, view, batch_size)
+    if view.dialect == "postgres":
+        from mnemolog.projections.postgres_view import PostgresMemoryView, rebuild_by_copy
+
+        assert isinstance(view, PostgresMemoryView)
+        return rebuild_by_copy(app, view, batch_size)
     view.reset(app.name)
     count = catch_up(app, view, batch_size=batch_size)
     view.build_indexes()
-    return count
-
-
-def _rebuild_by_copy(app: MnemologApp, view: PostgresMemoryView, batch_size: int) -> int:
-    with tempfile.TemporaryDirectory(prefix="mnemolog-rebuild-") as scratch:
-        staging = open_sqlite_view(str(Path(scratch) / "views.sqlite"))
-        try:
-            count = catch_up(app, staging, batch_size=batch_size)
-            with staging.reading() as source, view.datastore.transaction(commit=True) as cursor:
-                for statement in drop_statements():
-                    cursor.execute(statement)
-                cursor.execute(f"DELETE FROM {PG_TRACKING_TABLE} WHERE application_name = %s", (app.name,))
-                for statement in create_statements("postgres", with_indexes=False):
-                    cursor.execute(statement)
-                for name in copied_tables():
-                    rows = source.rows(f"SELECT * FROM {table(name)}")
-                    if not rows:
-                        continue
-                    columns = list(rows[0])
-                    with cursor.copy(f"COPY {table(name)} ({', '.join(columns)}) FROM STDIN") as copy:
-                        for row in rows:
-                            copy.write_row([row[c] for c in columns])
-                for statement in index_statements("postgres"):
-                    cursor.execute(statement)
-                if count:
-                    view._insert_tracking(cursor, Tracking(app.name, staging.position(app.name)))
-        finally:
-            staging.datastore.close()
     return count

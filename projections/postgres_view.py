@@ -1,0 +1,91 @@
+"""The view tables on PostgreSQL: beside the event table, followed by the library's ProjectionRunner.
+
+Imported only when a PostgreSQL store is opened (``eventsourcing.postgres``
+and ``psycopg`` are slow to import and useless on SQLite).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from eventsourcing.persistence import Tracking
+from eventsourcing.postgres import PostgresDatastore, PostgresTrackingRecorder
+from eventsourcing.projection import Projection
+from mnemolog.domain.application import MnemologApp
+from mnemolog.projections.schema import (
+    copied_tables,
+    create_statements,
+    drop_statements,
+    index_statements,
+    table,
+)
+from mnemolog.projections.view_store import ViewMixin, catch_up, open_sqlite_view
+from psycopg.sql import SQL
+
+PG_TRACKING_TABLE = "mnemolog_view_tracking"
+
+
+class PostgresMemoryView(ViewMixin, PostgresTrackingRecorder):
+    """The view tables beside the event table (full-text search with a GIN index)."""
+
+    dialect = "postgres"
+
+    def __init__(self, datastore: PostgresDatastore, tracking_table_name: str = PG_TRACKING_TABLE, **kwargs: Any) -> None:
+        # The library's ProjectionRunner names the table after the projection
+        # (MemoryProjection.name + "_tracking"), which is this same table.
+        super().__init__(datastore, tracking_table_name=tracking_table_name, **kwargs)
+        self.sql_create_statements.extend(SQL(s) for s in create_statements("postgres"))  # type: ignore[misc]
+
+    def _tracking_table(self) -> str:
+        return PG_TRACKING_TABLE
+
+
+def open_postgres_view(params: dict[str, Any]) -> PostgresMemoryView:
+    """Open (and create on first use) the PostgreSQL view store."""
+    view = PostgresMemoryView(PostgresDatastore(**params))
+    view.create_table()
+    return view
+
+
+class MemoryProjection(Projection[Any]):
+    """The eventsourcing projection: each event becomes rows, tracked in the same transaction."""
+
+    name = "mnemolog_view"  # the runner's tracking table is then PG_TRACKING_TABLE
+
+    def process_event(self, domain_event: Any, tracking: Tracking) -> None:
+        """Apply one event (used by the library's ProjectionRunner on PostgreSQL)."""
+        self.view.apply([(domain_event, tracking)])
+
+
+def rebuild_by_copy(app: MnemologApp, view: PostgresMemoryView, batch_size: int) -> int:
+    """Replay the log into a scratch SQLite view, then COPY every table in one transaction.
+
+    The indexes are built after loading; returns the events replayed.
+    """
+    with tempfile.TemporaryDirectory(prefix="mnemolog-rebuild-") as scratch:
+        staging = open_sqlite_view(str(Path(scratch) / "views.sqlite"))
+        try:
+            count = catch_up(app, staging, batch_size=batch_size)
+            with staging.reading() as source, view.datastore.transaction(commit=True) as cursor:
+                for statement in drop_statements():
+                    cursor.execute(statement)
+                cursor.execute(f"DELETE FROM {PG_TRACKING_TABLE} WHERE application_name = %s", (app.name,))
+                for statement in create_statements("postgres", with_indexes=False):
+                    cursor.execute(statement)
+                for name in copied_tables():
+                    rows = source.rows(f"SELECT * FROM {table(name)}")
+                    if not rows:
+                        continue
+                    columns = list(rows[0])
+                    with cursor.copy(f"COPY {table(name)} ({', '.join(columns)}) FROM STDIN") as copy:
+                        for row in rows:
+                            copy.write_row([row[c] for c in columns])
+                for statement in index_statements("postgres"):
+                    cursor.execute(statement)
+                if count:
+                    view._insert_tracking(cursor, Tracking(app.name, staging.position(app.name)))
+        finally:
+            staging.datastore.close()
+    return count
