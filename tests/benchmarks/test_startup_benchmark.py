@@ -27,7 +27,6 @@ COMMANDS = {
     "mnemolog --help": [MNEMOLOG, "--help"],
     "mnemolog context --help": [MNEMOLOG, "context", "--help"],
     "mnemolog doctor --json": [MNEMOLOG, "doctor", "--json"],
-    "mnemolog status --json": [MNEMOLOG, "status", "--json"],
 }
 
 

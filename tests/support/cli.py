@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from mnemolog.cli.app import main
+from typer._click import formatting
 from typer.testing import CliRunner
 
 MNEMOLOG = str(Path(sys.executable).parent / "mnemolog")
@@ -52,6 +53,7 @@ def run_cli(*args: str, env: dict[str, str] | None = None, cwd: Path | None = No
     del timeout
     runner = CliRunner()
     with runner.isolation(input=stdin, env={**_TEST_ENV, **(env or {})}) as (out, err, _):
+        formatting.FORCED_WIDTH = None  # help as wide as the script's (isolation forces 80; restores it after)
         with contextlib.chdir(cwd or Path.cwd()):
             try:
                 main(list(args))

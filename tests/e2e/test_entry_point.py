@@ -1,8 +1,10 @@
-"""A command imports only what it needs: start-up time is paid for what is used.
+"""The installed ``mnemolog`` script: what it imports, and that tests may run it in process.
 
-Each command runs in a fresh interpreter with ``-X importtime``, which lists
-every module imported; no timing is asserted (see
-tests/benchmarks/test_startup_benchmark.py for the times).
+A command imports only what it needs, so start-up time is paid for what is
+used: each command runs in a fresh interpreter with ``-X importtime``, which
+lists every module imported (no timing is asserted; see
+tests/benchmarks/test_startup_benchmark.py for the times). And the in-process
+runner most CLI tests use prints and exits exactly as the script does.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support.cli import MNEMOLOG
+from support.cli import MNEMOLOG, run_cli, spawn_cli
 
 # Modules a command must not pay for unless it uses them.
 POSTGRES = ("psycopg", "psycopg_pool", "eventsourcing.postgres")
@@ -61,3 +63,21 @@ def test_a_sqlite_command_imports_no_postgres_model_client_or_mcp(tmp_path: Path
     modules = imported_modules(*args, home=tmp_path)
     assert "mnemolog.cli.app" in modules  # the listing is real
     assert loaded(modules, *unused) == []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--help",),
+        ("doctor", "--bogus"),  # a usage error (click): exit 2
+        ("review", "not-an-id", "--accept"),  # a user error: one line, exit 2
+        ("show", "00000000-0000-4000-8000-000000000000"),  # not found: exit 5
+        ("doctor", "--json"),
+    ],
+    ids=["help", "usage-error", "user-error", "not-found", "doctor"],
+)
+def test_the_in_process_runner_prints_and_exits_as_the_script_does(tmp_path: Path, args: tuple[str, ...]) -> None:
+    env = {"MNEMOLOG_HOME": str(tmp_path / "data"), "HOME": str(tmp_path)}
+    script, in_process = spawn_cli(*args, env=env, cwd=tmp_path), run_cli(*args, env=env, cwd=tmp_path)
+    assert (in_process.code, in_process.out, in_process.err) == (script.code, script.out, script.err)
+    assert "Traceback" not in script.err
