@@ -16,7 +16,7 @@ import contextlib
 from collections.abc import Iterator, Sequence
 from typing import Any, Protocol
 
-from eventsourcing.persistence import IntegrityError, Tracking
+from eventsourcing.persistence import IntegrityError, OperationalError, Tracking
 from eventsourcing.sqlite import SQLiteDatastore, SQLiteTrackingRecorder
 from mnemolog.domain.application import MnemologApp
 from mnemolog.projections.memory_view import apply_event
@@ -123,6 +123,8 @@ def catch_up(app: MnemologApp, view: MemoryView, batch_size: int = 200) -> int:
     SQLite cannot be subscribed to, so views follow the log by polling the
     notification table from the tracked position. Two processes catching up at
     once is safe: the loser's batch fails on the tracking record and is re-read.
+    On PostgreSQL the two transactions may also deadlock on view rows; the
+    server rolls one back whole, and that one re-reads too.
     """
     applied = 0
     while True:
@@ -135,7 +137,16 @@ def catch_up(app: MnemologApp, view: MemoryView, batch_size: int = 200) -> int:
             view.apply(batch)
         except IntegrityError:
             continue  # another process applied (part of) this batch first
+        except OperationalError as error:
+            if getattr(error.__cause__, "sqlstate", None) not in _LOST_A_RACE:
+                raise
+            continue  # rolled back as a deadlock's victim: nothing of the batch was written
         applied += len(batch)
+
+
+# PostgreSQL's SQLSTATEs for a transaction rolled back because it raced another:
+# deadlock_detected, serialization_failure.
+_LOST_A_RACE = frozenset({"40P01", "40001"})
 
 
 def rebuild(app: MnemologApp, view: MemoryView, batch_size: int = 1000) -> int:
