@@ -1,18 +1,27 @@
-"""Opening the store for a command (one place, so every command fails the same way)."""
+"""Opening the store for a command (one place, so every command fails the same way).
+
+Cheap to import (the store's modules load when a store is opened), so command
+modules may import it at top level.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
-from mnemolog.adapters.bootstrap import Store, StoreError, open_store
-from mnemolog.adapters.settings import load_settings
 from mnemolog.cli.output import UserError
+
+if TYPE_CHECKING:
+    from mnemolog.adapters.bootstrap import Store
 
 
 @contextmanager
 def store() -> Iterator[Store]:
     """The configured store, caught up with the log, closed afterwards."""
+    from mnemolog.adapters.bootstrap import StoreError, open_store
+    from mnemolog.adapters.settings import load_settings
+
     try:
         opened = open_store(load_settings())
     except StoreError as error:

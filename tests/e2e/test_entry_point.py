@@ -50,6 +50,19 @@ def test_help_imports_no_command(tmp_path: Path) -> None:
     assert loaded(modules, "mnemolog.domain", "mnemolog.adapters", "mnemolog.projections") == []
 
 
+def test_what_command_modules_import_at_top_level_is_cheap() -> None:
+    # The rule for cli/*_commands.py: at top level only the standard library,
+    # typer and these modules; services, adapters, projections, the domain and
+    # rich are imported inside the command functions (so `mnemolog X --help`
+    # and the other commands of a module do not pay for them).
+    shared = ("mnemolog.cli.output", "mnemolog.cli.options", "mnemolog.cli.context")
+    code = f"import sys, {', '.join(shared)}; print('\\n'.join(sys.modules))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    modules = set(done.stdout.split())
+    assert set(shared) <= modules
+    assert loaded(modules, "rich", "pydantic", "eventsourcing", "mnemolog.domain", "mnemolog.adapters", "mnemolog.projections") == []
+
+
 @pytest.mark.parametrize(
     ("args", "unused"),
     [
