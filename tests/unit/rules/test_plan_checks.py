@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
-from mnemolog.domain.plan import GLOBAL_SCOPE, Edit, ItemKindName
-from mnemolog.domain.plan_checks import check_plan, code_retirements, describe_edit, droppable_edits
-from mnemolog.domain.tombstone_matcher import TombstoneMatcher
+from uuid import UUID
 
-from .builders import API, WEB, add, forgetting, item, matcher, plan, revise, uid
+from hypothesis import given
+from hypothesis import strategies as st
+from mnemolog.domain.plan import GLOBAL_SCOPE, ConsolidationPlan, Edit, ItemKindName
+from mnemolog.domain.plan_checks import (
+    CurrentItem,
+    check_plan,
+    code_retirements,
+    describe_edit,
+    droppable_edits,
+)
+from mnemolog.domain.tombstone_matcher import TombstoneMatcher, reaches
+
+from .builders import API, FAST, WEB, add, forgetting, item, matcher, plan, revise, uid
 
 S_API = uid("session in api")
 S_WEB = uid("session in web")
@@ -229,3 +239,131 @@ def test_items_the_plan_already_retires_are_skipped() -> None:
     gone = item("gone", evidence=[uid("pruned")])
     carrier = item("carrier", evidence=[S_API], text=SECRET)
     assert retired([gone, carrier], {S_API}, forgetting(SECRET), touched={gone.item_id, carrier.item_id}) == []
+
+
+# --- property: a tombstoned value never survives any plan --------------------------------
+
+VALUE_WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789", min_size=1, max_size=6)
+# Clean words hold a letter no value has, so they never spell (part of) the value.
+CLEAN_WORD = st.sampled_from(["café", "über", "naïve", "résumé", "señor", "façade"])
+SEPARATOR = st.text(alphabet=" -.,;:()!?/\n", min_size=1, max_size=2)
+FIELDS = ("title", "text", "keywords", "task_group")
+
+
+@st.composite
+def spelled(draw: st.DrawFn, words: list[str]) -> str:
+    """The value's words in any casing, fullwidth or not, with any punctuation between."""
+    out = []
+    for index, word in enumerate(words):
+        if index:
+            out.append(draw(SEPARATOR))
+        for char in word:
+            form = draw(st.integers(0, 2))
+            out.append(char if form == 0 else char.upper() if form == 1 else chr(ord(char.upper()) + 0xFEE0))
+    return "".join(out)
+
+
+@st.composite
+def fields(draw: st.DrawFn, words: list[str], carries: bool) -> dict[str, object]:
+    """Title, text, keywords and task group of clean words; when ``carries``, one of them holds the value."""
+    def clean() -> str:
+        return " ".join(draw(st.lists(CLEAN_WORD, max_size=3)))
+
+    keywords = tuple(draw(st.lists(CLEAN_WORD, max_size=2)))
+    values: dict[str, object] = {"title": clean(), "text": clean(), "keywords": keywords, "task_group": clean()}
+    if carries:
+        where = draw(st.sampled_from(FIELDS))
+        value = draw(spelled(words))
+        if where == "keywords":
+            values["keywords"] = (*keywords, value)
+        else:
+            values[where] = f"{clean()}{draw(SEPARATOR)}{value}{draw(SEPARATOR)}{clean()}"
+    return values
+
+
+def evidence_for(scope: str, draw: st.DrawFn) -> tuple[tuple[UUID, ...], dict[str, object]]:
+    """Evidence that satisfies the scope rules (so a tombstone is the only thing to reject)."""
+    if scope == API:
+        return (S_API,), {}
+    if scope == WEB:
+        return (S_WEB,), {}
+    return draw(
+        st.sampled_from([((S_API, S_WEB), {}), ((S_WEB, NOTE), {}), ((S_API,), {"kind": ItemKindName.PREFERENCE})])
+    )
+
+
+SCOPE = st.sampled_from([API, WEB, GLOBAL_SCOPE])
+
+
+@st.composite
+def carrying_plans(draw: st.DrawFn) -> tuple[str, dict[str, CurrentItem], list[bool], ConsolidationPlan, list[str]]:
+    """A value, current items (some carrying it), and a plan whose adds and revises may carry it."""
+    words = draw(st.lists(VALUE_WORD, min_size=1, max_size=3))
+    handles: dict[str, CurrentItem] = {}
+    item_carries: list[bool] = []
+    for index in range(draw(st.integers(1, 4))):
+        carries = draw(st.booleans())
+        scope = draw(SCOPE)
+        evidence, _ = evidence_for(scope, draw)
+        f = draw(fields(words, carries))
+        sessions = [e for e in evidence if e != NOTE]
+        handles[f"I{index + 1}"] = item(f"I{index + 1}", scope=scope, evidence=sessions, **f)  # type: ignore[arg-type]
+        item_carries.append(carries)
+    edits: list[Edit] = []
+    effective: list[str] = []
+    targets = draw(st.permutations(list(handles)))
+    for index in range(draw(st.integers(1, 5))):
+        carries = draw(st.booleans())
+        f = draw(fields(words, carries))
+        if index < len(targets) and draw(st.booleans()):
+            scope = handles[targets[index]].scope  # a revise is judged in its target's scope
+            evidence, extra = evidence_for(scope, draw)
+            edit = Edit.model_validate(
+                {"op": "revise", "target": targets[index], "scope": draw(SCOPE), "evidence": [str(e) for e in evidence], **f, **extra}
+            )
+        else:
+            scope = draw(SCOPE)
+            evidence, extra = evidence_for(scope, draw)
+            edit = Edit.model_validate(
+                {"op": "add", "scope": scope, "evidence": [str(e) for e in evidence], **f, **extra}
+            )
+        edits.append(edit)
+        effective.append(scope if carries else "")
+    return " ".join(words), handles, item_carries, plan(*edits), effective
+
+
+@FAST
+@given(case=carrying_plans(), data=st.data())
+def test_a_tombstoned_value_never_survives_any_plan(case, data: st.DataObject) -> None:
+    """Under a global tombstone, or one in each carrier's own project, every carrier is refused or retired."""
+    value, handles, item_carries, proposed, effective = case
+    items = list(handles.values())
+    touched = frozenset(data.draw(st.sets(st.sampled_from([i.item_id for i in items]))))
+    for place in (GLOBAL_SCOPE, API, WEB):
+        forgotten = forgetting(value, place)
+        found = check_plan(
+            proposed, handles=handles, selected_scopes=SELECTED, global_note_ids=frozenset({NOTE}), matcher=forgotten
+        )
+        assert [o.edit for o in found] == [
+            describe_edit(e, i) for i, e in enumerate(proposed.edits) if effective[i] and reaches(place, effective[i])
+        ]
+        assert {o.reason for o in found} <= {"the edit contains a forgotten value (tombstone)"}
+
+        retired = code_retirements(items, frozenset({S_API, S_WEB}), forgotten, touched)
+        assert [o.item_id for o in retired] == [
+            i.item_id
+            for i, carries in zip(items, item_carries, strict=True)
+            if carries and reaches(place, i.scope) and i.item_id not in touched
+        ]
+
+
+@FAST
+@given(case=carrying_plans())
+def test_a_tombstone_of_another_project_keeps_nothing_out(case) -> None:
+    value, handles, _, proposed, _ = case
+    elsewhere = forgetting(value, "git:example.com/acme/elsewhere")
+    assert (
+        check_plan(proposed, handles=handles, selected_scopes=SELECTED, global_note_ids=frozenset({NOTE}), matcher=elsewhere)
+        == []
+    )
+    assert code_retirements(list(handles.values()), frozenset({S_API, S_WEB}), elsewhere, frozenset()) == []
