@@ -12,12 +12,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import psycopg
 from eventsourcing.projection import ProjectionRunner
 from mnemolog.adapters.settings import Settings, load_settings
 from mnemolog.domain.application import MnemologApp
+from mnemolog.domain.ports import Redactor, ScopeLookup, SessionSource
+from mnemolog.domain.services.unit_of_work import UnitOfWork
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher
 from mnemolog.projections.reads import ViewReads
 from mnemolog.projections.view_store import (
@@ -154,6 +156,16 @@ class Store:
         self.app.close()
 
 
+def unit_of_work(store: Store) -> UnitOfWork:
+    """``store`` as the unit of work the services take.
+
+    A cast for the type checker only: ``ViewReads`` does not implement every
+    ``MemoryReads`` method with its final row types yet, though it has every
+    method these services call.
+    """
+    return cast(UnitOfWork, store)
+
+
 def postgres_params(url: str) -> dict[str, Any]:
     """Connection parameters for eventsourcing's PostgresDatastore from a URL."""
     info = conninfo_to_dict(url)
@@ -224,3 +236,28 @@ def open_memory_store(settings: Settings, clock: Clock = utc_now) -> Store:
     env = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
     return Store(MnemologApp(env=env), open_sqlite_view(":memory:"), settings, "memory", "memory", clock, env)
 
+
+
+# ------------------------------------------------------------------ the ports the services are given
+# Imported when asked for: a command that reads no session file loads no reader.
+
+
+def session_source() -> SessionSource:
+    """Recorded sessions on disk (Codex and Claude Code files)."""
+    from mnemolog.adapters.session_files import SessionFiles
+
+    return SessionFiles()
+
+
+def redactor() -> Redactor:
+    """The secret redactor (Codex's patterns plus detect-secrets' rules)."""
+    from mnemolog.adapters.redaction import SecretRedactor
+
+    return SecretRedactor()
+
+
+def scope_lookup() -> ScopeLookup:
+    """Project scopes from git remotes and working folders."""
+    from mnemolog.adapters.scope import GitScopes
+
+    return GitScopes()

@@ -12,7 +12,6 @@ from mnemolog.domain import forget, retention
 from mnemolog.domain.plan import GLOBAL_SCOPE
 from mnemolog.domain.tombstone import tombstone_id_for
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher, TombstoneRule, fingerprint
-from mnemolog.domain.transcript import Transcript
 from mnemolog.projections.reads import ViewReads
 from mnemolog.projections.schema import table
 
@@ -139,27 +138,6 @@ def retire_orphans(store: Store) -> tuple[UUID, ...]:
     retired: tuple[UUID, ...] = forget.retire_orphans(store.app, reads.active_items(), gone, "session polluted, disabled, deleted or pruned")
     store.catch_up()
     return retired
-
-
-def scrub_transcript(transcript: Transcript, matcher: TombstoneMatcher, scope: str) -> tuple[Transcript, tuple[UUID, ...]]:
-    """A transcript with every tombstoned value cut out (applied at ingest, after redaction)."""
-    if not matcher.rules:
-        return transcript, ()
-    hits: set[UUID] = set()
-    items = []
-    for item in transcript.items:
-        clean, ids = matcher.scrub(item.text, scope)
-        hits.update(ids)
-        items.append(item.model_copy(update={"text": clean}) if ids else item)
-    meta = transcript.meta
-    if meta.first_user_message:
-        clean, ids = matcher.scrub(meta.first_user_message, scope)
-        if ids:
-            hits.update(ids)
-            meta = meta.model_copy(update={"first_user_message": clean})
-    if not hits:
-        return transcript, ()
-    return transcript.model_copy(update={"items": tuple(items), "meta": meta}), tuple(sorted(hits, key=str))
 
 
 def session_ids(values: Sequence[str]) -> list[UUID]:

@@ -16,6 +16,7 @@ from mnemolog.domain.session import session_id_for
 from mnemolog.projections.reads import ViewReads
 
 from support.scripted_models import ScriptedConsolidator, ScriptedExtractor, memory
+from support.session_pipeline import extract_all, ingest_files
 from support.sessions import thread_id, write_rollout
 
 SECRET = "blue-falcon-42"
@@ -98,13 +99,13 @@ class Scenario:
 
     def round(self) -> Any:
         """Ingest, extract, consolidate once."""
-        pipeline.ingest(self.store, [self.folder], ALL)
-        pipeline.extract(self.store, self.extractor(), ALL)
+        ingest_files(self.store, [self.folder], ALL)
+        extract_all(self.store, self.extractor(), ALL)
         self.rounds += 1
         return pipeline.run_consolidation(self.store, self.consolidator(), all_sessions=True)
 
     def value_items(self) -> list[UUID]:
-        return [i.item_id for i in ViewReads(self.store.view).active_items() if SECRET in i.text]
+        return [i.item_id for i in self.store.reads().active_items() if SECRET in i.text]
 
 
 def start(store: Store, tmp_path: Path, profile: str = "Deploys often.") -> Scenario:
