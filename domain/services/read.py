@@ -174,16 +174,19 @@ def context(
             used += cost
         if len(page) < CONTEXT_PAGE:
             break
-    if not lines:
-        lines = ["- Nothing is remembered for this project yet."]
-    more = current - len(shown)
-    text = head_text + "\n".join(lines + _more_line(more)) + "\n"
+    empty = "- Nothing is remembered for this project yet." if not current else "- (memory does not fit the budget)"
+
+    def compose() -> str:
+        return head_text + "\n".join((lines or [empty]) + _more_line(current - len(shown))) + "\n"
+
+    text = compose()
     while tokenizer.count(text) > budget and shown:  # per-line counts can differ from the joined text by a token or two
         lines.pop()
         shown.pop()
-        more += 1
-        text = head_text + "\n".join((lines or ["- (memory does not fit the budget)"]) + _more_line(more)) + "\n"
-    return Context(text, tokenizer.count(text), budget, project, tuple(shown), more)
+        text = compose()
+    if tokenizer.count(text) > budget:  # not even the closing lines fit: the head alone (it fits)
+        text = head_text
+    return Context(text, tokenizer.count(text), budget, project, tuple(shown), current - len(shown))
 
 
 # ------------------------------------------------------------------ search
