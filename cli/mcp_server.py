@@ -23,7 +23,7 @@ from mnemolog.adapters.bootstrap import Store
 from mnemolog.adapters.scope import scope_for_cwd
 from mnemolog.adapters.settings import load_settings
 from mnemolog.cli.read_path import context_for, memory_folder
-from mnemolog.domain.services import read
+from mnemolog.domain.services.read import folder_index, hit_dict, memory_file, search, show
 
 SERVER_NAME = "mnemolog"
 ROOTS_TIMEOUT = 5.0
@@ -93,8 +93,8 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
         opened[0].catch_up()
         return opened[0]
 
-    def memory_file(project: str, path: str, start: int | None = None, end: int | None = None) -> str | None:
-        return read.memory_file(memory_folder(store(), project), path, start, end)
+    def folder_file(project: str, path: str) -> str | None:
+        return memory_file(memory_folder(store(), project), path)
 
     def close() -> None:
         for s in opened:
@@ -117,17 +117,17 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
         project = await resolver.project(ctx)
         s = store()
         try:
-            hits = read.search(s.reads(), s.matcher(), query, project, kind, max(1, min(limit, 50)))
+            hits = search(s.reads(), s.matcher(), query, project, kind, max(1, min(limit, 50)))
         except ValueError as error:  # an unknown kind
             raise ToolError(str(error)) from error
-        return {"project": project, "hits": [read.hit_dict(h) for h in hits]}
+        return {"project": project, "hits": [hit_dict(h) for h in hits]}
 
     @server.tool()
     async def read_memory_item(item_id: str, ctx: Context[Any, Any]) -> dict[str, Any]:
         """One memory item with its status, trust, validity, usage and evidence sessions."""
         project = await resolver.project(ctx)
         s = store()
-        item = read.show(s.reads(), s.matcher(), item_id, project)
+        item = show(s.reads(), s.matcher(), item_id, project)
         if item is None:
             raise ToolError(f"no memory item {item_id} in this project")
         return item.as_dict()
@@ -140,9 +140,9 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
         rollout_summaries/<file>.md), whole or lines start_line..end_line (numbered, for citations)."""
         project = await resolver.project(ctx)
         files = memory_folder(store(), project)
-        text = read.memory_file(files, path, start_line, end_line)
+        text = memory_file(files, path, start_line, end_line)
         if text is None:
-            raise ToolError(f"no memory file {path!r}; the folder holds: {', '.join(read.folder_index(files))}")
+            raise ToolError(f"no memory file {path!r}; the folder holds: {', '.join(folder_index(files))}")
         return text
 
     @server.tool()
@@ -169,7 +169,7 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
         s = store()
 
         def read(rel: str) -> str | None:
-            found: str | None = memory_file(project, rel)
+            found: str | None = folder_file(project, rel)
             return found
 
         report = reading.record_citation(s, text, "mcp", read_file=read)

@@ -18,7 +18,6 @@ from mnemolog.adapters.scope import scope_for_cwd
 from mnemolog.adapters.session_files import SessionReadError
 from mnemolog.cli.context import store
 from mnemolog.cli.output import Exit, UserError, console, emit_json, errors
-from mnemolog.cli.read_path import context_for
 from mnemolog.domain.services import read
 from rich.markup import escape
 
@@ -62,6 +61,8 @@ def context(
     json_out: bool = typer.Option(False, "--json", help="Print Claude Code's SessionStart hook JSON instead of plain text."),
 ) -> None:
     """What an agent receives when a session starts: how to use memory, and the memory of this project and the user."""
+    from mnemolog.cli.read_path import context_for
+
     folder = cwd
     if folder is None and hook:
         hook_folder = _hook_input().get("cwd")
