@@ -134,3 +134,8 @@ def folder_scope(folder: str | Path) -> str:
     """The project scope key of a working folder, as ingest computes it for sessions there."""
     path = Path(folder).expanduser().resolve()
     return project_scope(git_remote(str(path)) if path.is_dir() else None, str(path))
+
+
+def scope_for_cwd(cwd: str | Path | None = None) -> str:
+    """The project scope key of a working folder (default: the current one)."""
+    return folder_scope(cwd if cwd is not None else Path.cwd())
