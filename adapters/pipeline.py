@@ -1,4 +1,4 @@
-"""The pipeline as the CLI runs it: ingest, extract, consolidate, render.
+"""The pipeline as the CLI runs it: ingest and extract (consolidate: ``domain.services.consolidate``).
 
 Each step wires adapters (readers, redaction, models, tokenizer) to a domain
 use case and returns a report the CLI prints (or emits as JSON).
@@ -27,7 +27,6 @@ from mnemolog.adapters.session_files import (
     discover,
     read_session,
 )
-from mnemolog.adapters.tokens import count_tokens
 from mnemolog.domain.citation import Citation
 from mnemolog.domain.eligibility import EligibilityPolicy
 from mnemolog.domain.ingest import (
@@ -37,14 +36,10 @@ from mnemolog.domain.ingest import (
     record_session,
 )
 from mnemolog.domain.phase_one import ExtractOutcome, ExtractResult, PhaseOnePolicy, extract_session
-from mnemolog.domain.phase_two import PhaseTwoPolicy, PhaseTwoResult, consolidate
-from mnemolog.domain.ports import Consolidator, Extractor
+from mnemolog.domain.ports import Extractor
 from mnemolog.domain.session import SessionFacts, session_id_for
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher
 from mnemolog.domain.transcript import Transcript
-from mnemolog.projections.folder_model import without_forgotten
-from mnemolog.projections.folder_writer import write_folder
-from mnemolog.projections.markdown_folder import render_folder
 from mnemolog.projections.reads import ViewReads
 from mnemolog.projections.schema import table
 
@@ -295,52 +290,6 @@ def extract(
             list(pool.map(one, pending))
     store.catch_up()
     return report
-
-
-# ------------------------------------------------------------------ consolidate and render
-
-
-def run_consolidation(
-    store: Store, consolidator: Consolidator, since: datetime | None = None, all_sessions: bool = False
-) -> PhaseTwoResult:
-    """Run phase 2 once. ``since`` / ``all_sessions`` widen the retention window (a first import)."""
-    from mnemolog.adapters.reading import import_note_files  # reading builds on this module
-
-    import_note_files(store, store.settings.folder)  # Codex's ad-hoc notes in the memory folder
-    store.catch_up()
-    settings = store.settings
-    retention = timedelta(days=settings.retention_days)
-    if all_sessions:
-        retention = timedelta(days=365_000)
-    elif since is not None:
-        retention = max(retention, store.clock() - since)
-    policy = PhaseTwoPolicy(retention=retention, limit=settings.max_selected)
-    result = consolidate(
-        store.app,
-        ViewReads(store.view),
-        consolidator,
-        matcher_for(store),
-        now=store.clock,
-        worker=worker_name(),
-        policy=policy,
-        scrub=redact,
-    )
-    store.catch_up()
-    return result
-
-
-def render_files(store: Store, project: str | None = None) -> dict[str, str]:
-    """The memory folder's files as they stand now."""
-    store.catch_up()
-    model = without_forgotten(ViewReads(store.view).folder_model(project), matcher_for(store))
-    return render_folder(model, count_tokens)
-
-
-def render(store: Store, out_dir: Path, project: str | None = None) -> dict[str, str]:
-    """Render the memory folder into ``out_dir`` (swapped in whole)."""
-    files = render_files(store, project)
-    write_folder(files, out_dir)
-    return files
 
 
 def since_policy(settings: Any, since: datetime | None, all_sessions: bool) -> EligibilityPolicy:

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from uuid import UUID
 
-from mnemolog.domain.plan_checks import CurrentItem
+from mnemolog.domain.reads import ItemRow
 
 
 def sole_evidence_items(
-    items: Sequence[CurrentItem], gone: frozenset[UUID], live_sessions: frozenset[UUID] | None
-) -> list[CurrentItem]:
+    items: Sequence[ItemRow], gone: frozenset[UUID], live_sessions: frozenset[UUID] | None
+) -> list[ItemRow]:
     """Items whose evidence is all among ``gone`` (or, when known, not live)."""
     out = []
     for item in items:

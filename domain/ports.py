@@ -95,3 +95,11 @@ class Consolidator(Protocol):
     def consolidate(self, request: ConsolidationRequest) -> ConsolidationAnswer:
         """Return a plan, or raise ``ModelError``."""
         ...
+
+
+class Redactor(Protocol):
+    """Cuts secrets out of a text: the cleaned text and how many were found (guarantee 5)."""
+
+    def __call__(self, text: str) -> tuple[str, int]:
+        """Return the text with every secret replaced, and the count."""
+        ...

@@ -9,9 +9,7 @@ from typing import Any
 from uuid import UUID
 
 from mnemolog.domain.consolidation import SelectedInput
-from mnemolog.domain.phase_two import SelectedSession
-from mnemolog.domain.plan_checks import CurrentItem
-from mnemolog.domain.ports import NoteForModel
+from mnemolog.domain.reads import ItemRow, NoteRow, SelectedSession, SessionTexts
 from mnemolog.domain.selection import Candidate
 from mnemolog.domain.tombstone_matcher import TombstoneRule
 from mnemolog.projections.folder_model import FolderItem, FolderModel, FolderSession
@@ -31,6 +29,43 @@ def scope_filter(project: str | None, column: str = "scope") -> tuple[str, list[
     if project is None:
         return "1 = 1", []
     return f"{column} IN (?, 'global')", [project]
+
+
+def item_row(r: dict[str, Any]) -> ItemRow:
+    """An items row (with use_count and last_used when joined) as the read port's one item type."""
+    return ItemRow(
+        item_id=UUID(r["id"]),
+        kind=r["kind"],
+        scope=r["scope"],
+        task_group=r["task_group"] or "",
+        title=r["title"] or "",
+        text=r["text"] or "",
+        keywords=tuple(json.loads(r["keywords"] or "[]")),
+        evidence=tuple(UUID(e) for e in json.loads(r["evidence"] or "[]")),
+        trust=r["trust"],
+        status=r["status"],
+        valid_from=when(r["valid_from"]),
+        valid_to=when(r["valid_to"]),
+        created_at=when(r["created_at"]),
+        updated_at=when(r["updated_at"]),
+        revision=int(r["revision"] or 1),
+        use_count=int(r.get("use_count") or 0),
+        last_used=when(r.get("last_used")),
+    )
+
+
+def note_row(r: dict[str, Any]) -> NoteRow:
+    """A notes row as the read port's note type."""
+    return NoteRow(
+        note_id=UUID(r["id"]),
+        intent=r["intent"],
+        scope=r["scope"],
+        text=r["text"] or "",
+        source=r["source"] or "",
+        written_at=when(r["written_at"]),
+        applied_by=UUID(r["applied_by"]) if r["applied_by"] else None,
+        withdrawn=bool(r["withdrawn"]),
+    )
 
 
 def folder_item(r: dict[str, Any]) -> FolderItem:
@@ -114,23 +149,15 @@ class ViewReads:
         """Sessions that may be evidence."""
         return frozenset(UUID(r["id"]) for r in self.query(f"SELECT id FROM {table('sessions')} WHERE {LIVE}"))
 
-    def active_items(self, project: str | None = None) -> list[CurrentItem]:
-        """Current memory (optionally for one project plus global)."""
-        cond, params = scope_filter(project)
-        rows = self.query(f"SELECT * FROM {table('items')} WHERE status = 'active' AND {cond} ORDER BY id", params)
-        return [
-            CurrentItem(
-                item_id=UUID(r["id"]),
-                kind=r["kind"],
-                scope=r["scope"],
-                task_group=r["task_group"],
-                title=r["title"],
-                text=r["text"],
-                keywords=tuple(json.loads(r["keywords"])),
-                evidence=tuple(UUID(e) for e in json.loads(r["evidence"])),
-            )
-            for r in rows
-        ]
+    def active_items(self, project: str | None = None) -> list[ItemRow]:
+        """Current memory (optionally for one project plus global), by id."""
+        cond, params = scope_filter(project, "i.scope")
+        rows = self.query(
+            f"SELECT i.*, u.use_count, u.last_used FROM {table('items')} i "
+            f"LEFT JOIN {table('item_usage')} u ON u.item_id = i.id WHERE i.status = 'active' AND {cond} ORDER BY i.id",
+            params,
+        )
+        return [item_row(r) for r in rows]
 
     def last_completed_selection(self) -> tuple[SelectedInput, ...]:
         """The selection of the last completed consolidation."""
@@ -140,11 +167,6 @@ class ViewReads:
         if not row:
             return ()
         return tuple(SelectedInput.model_validate(s) for s in json.loads(row[0]["selection"]))
-
-    def pending_notes(self) -> list[NoteForModel]:
-        """Notes no consolidation has applied."""
-        rows = self.query(f"SELECT * FROM {table('notes')} WHERE applied_by IS NULL ORDER BY written_at, id")
-        return [NoteForModel(r["id"], r["intent"], r["scope"], r["text"]) for r in rows]
 
     def tombstone_rules(self) -> list[TombstoneRule]:
         """Active tombstones."""
@@ -157,6 +179,72 @@ class ViewReads:
             f"SELECT user_profile FROM {table('consolidations')} WHERE status = 'completed' ORDER BY ended_at DESC, id DESC LIMIT 1"
         )
         return (row[0]["user_profile"] or "") if row else ""
+
+    # sessions, items, consolidations: the rest of the port ---------------------
+    def known_files(self) -> dict[str, str]:
+        """Content hash by file path of every session not deleted (ingest skips unchanged bytes)."""
+        rows = self.query(f"SELECT path, content_hash FROM {table('sessions')} WHERE deleted = 0")
+        return {r["path"]: r["content_hash"] for r in rows}
+
+    def gone_session_ids(self) -> frozenset[UUID]:
+        """Sessions that can no longer feed memory (deleted, pruned, disabled, polluted)."""
+        rows = self.query(f"SELECT id FROM {table('sessions')} WHERE deleted = 1 OR pruned = 1 OR mode <> 'enabled'")
+        return frozenset(UUID(r["id"]) for r in rows)
+
+    def withdrawable_session_ids(self) -> list[UUID]:
+        """Sessions neither pruned nor deleted (what a reset withdraws)."""
+        rows = self.query(f"SELECT id FROM {table('sessions')} WHERE deleted = 0 AND pruned = 0 ORDER BY id")
+        return [UUID(r["id"]) for r in rows]
+
+    def session_texts(self) -> list[SessionTexts]:
+        """Every session's stored texts (first message, rollout summary and slug, raw memory)."""
+        columns = ("first_user_message", "rollout_summary", "rollout_slug", "raw_memory")
+        rows = self.query(f"SELECT id, scope, {', '.join(columns)} FROM {table('sessions')} ORDER BY id")
+        return [SessionTexts(UUID(r["id"]), r["scope"], tuple(r[c] for c in columns if r[c])) for r in rows]
+
+    def resolve_session(self, reference: str) -> UUID | None:
+        """A session's id from its mnemolog id or its agent's own id; None when unknown or ambiguous."""
+        rows = self.query(f"SELECT id FROM {table('sessions')} WHERE id = ? OR native_id = ?", [reference, reference])
+        return UUID(rows[0]["id"]) if len(rows) == 1 else None
+
+    def known_item_ids(self, ids: Sequence[str]) -> set[str]:
+        """Which of these item ids exist."""
+        if not ids:
+            return set()
+        marks = ", ".join("?" for _ in ids)
+        return {r["id"] for r in self.query(f"SELECT id FROM {table('items')} WHERE id IN ({marks})", list(ids))}
+
+    def runs_with_profile(self) -> list[UUID]:
+        """Completed runs that stored a user profile (forgetting scrubs them)."""
+        rows = self.query(f"SELECT id FROM {table('consolidations')} WHERE user_profile <> '' ORDER BY id")
+        return [UUID(r["id"]) for r in rows]
+
+    # notes --------------------------------------------------------------------
+    def pending_notes(self) -> list[NoteRow]:
+        """Notes no consolidation has applied and nobody withdrew, oldest first."""
+        rows = self.query(
+            f"SELECT * FROM {table('notes')} WHERE applied_by IS NULL AND withdrawn = 0 ORDER BY written_at, id"
+        )
+        return [note_row(r) for r in rows]
+
+    def notes(self, project: str | None = None, include_done: bool = True) -> list[NoteRow]:
+        """Notes of ``project`` and global ones (every note when None), oldest first; only pending ones unless ``include_done``."""
+        cond, params = scope_filter(project)
+        pending = "" if include_done else " AND applied_by IS NULL AND withdrawn = 0"
+        rows = self.query(f"SELECT * FROM {table('notes')} WHERE {cond}{pending} ORDER BY written_at, id", params)
+        return [note_row(r) for r in rows]
+
+    def live_note_ids(self) -> frozenset[UUID]:
+        """Notes that may be evidence: every note not withdrawn (applied ones included)."""
+        return frozenset(UUID(r["id"]) for r in self.query(f"SELECT id FROM {table('notes')} WHERE withdrawn = 0"))
+
+    def note_ids(self) -> list[UUID]:
+        """Every note (forgetting scrubs their texts)."""
+        return [UUID(r["id"]) for r in self.query(f"SELECT id FROM {table('notes')} ORDER BY id")]
+
+    def note_sources(self) -> set[str]:
+        """Where the notes came from (notes files are imported once each)."""
+        return {r["source"] for r in self.query(f"SELECT DISTINCT source FROM {table('notes')}")}
 
     # rendering ----------------------------------------------------------------
     def folder_model(self, project: str | None = None) -> FolderModel:
