@@ -39,7 +39,8 @@ from mnemolog.domain.ports import (
 __all__ = ["HeuristicConsolidator", "normalise", "parse_raw_memory"]
 
 _CONSOLIDATION_VERSION = (
-    "mnemolog-heuristic-consolidation-v1: task per input, bullets merged by normalised text"
+    "mnemolog-heuristic-consolidation-v2: task per input, bullets merged by normalised text, "
+    "notes applied as evidence"
 )
 
 _Op = Literal["add", "revise", "retire", "invalidate"]

@@ -18,7 +18,6 @@ from uuid import UUID
 
 from mnemolog.adapters.bootstrap import Store
 from mnemolog.adapters.citations import parse_citation_blocks, parse_citation_entry, parse_item_ids
-from mnemolog.adapters.pipeline import matcher_for
 from mnemolog.adapters.scope import folder_scope
 from mnemolog.adapters.session_files import read_session
 from mnemolog.adapters.tokens import count_tokens, truncate_to_tokens
@@ -131,7 +130,7 @@ def context_text(store: Store, project: str, budget: int | None = None) -> Conte
     store.catch_up()
     limit = store.settings.context_tokens if budget is None else budget
     label = project_label(project)
-    matcher = matcher_for(store)
+    matcher = store.matcher()
     instructions = render(load_prompt("read_path"), project=f"{label}, scope {project}").rstrip()
     head = [instructions]
     profile = matcher.scrub(ViewReads(store.view).user_profile(), project)[0].strip()
@@ -195,7 +194,7 @@ def search(
     if kind is not None and kind not in KINDS:
         raise ValueError(f"unknown kind {kind!r} (expected one of {', '.join(KINDS)})")
     store.catch_up()
-    matcher = matcher_for(store)
+    matcher = store.matcher()
     hits = search_items(store.view, query, project, kind, limit + 20)
     kept = [h for h in hits if not _withheld(matcher, project, h.title, h.text, " ".join(h.keywords), h.task_group)]
     return kept[:limit]
@@ -312,7 +311,7 @@ def show_item(store: Store, item_id: str, project: str) -> ItemView | None:
         return None
     row = rows[0]
     keywords = tuple(json.loads(row["keywords"] or "[]"))
-    matcher = matcher_for(store)
+    matcher = store.matcher()
     if _withheld(matcher, project, row["title"] or "", row["text"] or "", " ".join(keywords), row["task_group"] or ""):
         return None
     sessions = reads.query(

@@ -11,7 +11,11 @@ from mnemolog.domain.reads import ItemRow
 def sole_evidence_items(
     items: Sequence[ItemRow], gone: frozenset[UUID], live_sessions: frozenset[UUID] | None
 ) -> list[ItemRow]:
-    """Items whose evidence is all among ``gone`` (or, when known, not live)."""
+    """Items whose evidence is all among ``gone`` (or, when known, not live).
+
+    ``live_sessions`` is the live evidence: live sessions and the notes nobody
+    withdrew (a note is evidence too).
+    """
     out = []
     for item in items:
         if not item.evidence or not any(e in gone for e in item.evidence):

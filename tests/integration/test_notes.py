@@ -133,6 +133,20 @@ def test_a_withdrawn_notes_item_leaves_memory_at_the_next_run(world: dict[str, A
     assert unknown.code == 5 and "no note 0000dead" in unknown.err and "Traceback" not in unknown.err
 
 
+def test_a_corrected_item_outlives_its_session_while_the_correction_stands(world: dict[str, Any]) -> None:
+    cli = world["cli"]
+    assert cli("run", "--all", world["sessions"]).code == 0
+    cli("note", "--correct", "--cwd", world["api"], "Always run make check first, never make test.")
+    assert cli("run", "--all", world["sessions"]).code == 0
+
+    forgot = cli("forget", "--session", thread_id(1), "--json")
+
+    assert forgot.code == 0, forgot.err
+    context = cli("context", "--cwd", world["api"]).out
+    assert "[preference] Always run make check first, never make test." in context  # the note is its evidence
+    assert "[task]" not in context  # the session's own items went with it
+
+
 def test_a_note_through_the_offline_consolidator_and_the_plan_check(store_factory) -> None:
     store = store_factory()
     noted = add_note(store, "Use pnpm, not npm.", "remember", API, redact).note_id
