@@ -70,7 +70,8 @@ def forget_session(store: Store, session_id: UUID) -> forget.SessionForgetResult
     """Delete a session; retire the items it was the sole evidence of."""
     store.catch_up()
     reads = ViewReads(store.view)
-    result = forget.forget_session(store.app, session_id, reads.active_items(), live_sessions=reads.live_session_ids())
+    live = reads.live_session_ids() | reads.live_note_ids()  # a note nobody withdrew is evidence too
+    result = forget.forget_session(store.app, session_id, reads.active_items(), live_sessions=live)
     store.catch_up()
     return result
 
@@ -104,7 +105,7 @@ def prune(store: Store, retention_days: float | None = None) -> retention.Withdr
         store.app,
         reads.candidates(),
         reads.active_items(),
-        reads.live_session_ids(),
+        reads.live_session_ids() | reads.live_note_ids(),  # a note nobody withdrew is evidence too
         now=store.clock(),
         retention=timedelta(days=days),
         limit=store.settings.max_selected,

@@ -155,11 +155,14 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
             raise ToolError("scope must be 'project' or 'global'")
         project = await resolver.project(ctx)
         target = project if scope == "project" else "global"
+        from mnemolog.adapters.bootstrap import redactor
+        from mnemolog.domain.services.notes import add_note
+
         try:
-            note_id = reading.add_note(store(), text, intent, target, source="mcp")
+            added = add_note(store(), text, intent, target, redactor(), source="mcp")
         except ValueError as error:  # an empty note
             raise ToolError(str(error)) from error
-        return {"note": str(note_id), "intent": intent, "scope": target}
+        return added.as_dict()
 
     @server.tool()
     async def cite_memory(text: str, ctx: Context[Any, Any]) -> dict[str, Any]:

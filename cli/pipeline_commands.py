@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from mnemolog.adapters import bootstrap, pipeline
+from mnemolog.adapters import bootstrap
 from mnemolog.adapters.bootstrap import Store, unit_of_work
 from mnemolog.adapters.models import OFFLINE, make_consolidator, make_extractor, model_choice
 from mnemolog.adapters.scope import project_scope
@@ -17,7 +17,10 @@ from mnemolog.cli.options import parse_since
 from mnemolog.cli.output import Exit, UserError, console, emit_json, errors, progress_bar
 from mnemolog.domain.services import extract as extract_service
 from mnemolog.domain.services import ingest as ingest_service
-from mnemolog.projections.folder_writer import FolderWriteError
+from mnemolog.domain.services.consolidate import ConsolidationPolicy, ConsolidationReport
+from mnemolog.domain.services.consolidate import consolidate as consolidate_memory
+from mnemolog.projections.folder_writer import FolderWriteError, write_folder
+from mnemolog.projections.rendered_folder import folder_files
 
 JSON = typer.Option(False, "--json", help="Print a JSON summary.")
 SINCE = typer.Option(None, "--since", help="Only sessions updated since DATE or DURATION (e.g. 2026-01-01, 30d).")
@@ -122,22 +125,20 @@ def extract(
         raise typer.Exit(int(Exit.PARTIAL))
 
 
-def _consolidate(s: Store, model: str | None, since: str | None = None, all_: bool = False) -> tuple[Any, str]:
+def _consolidate(s: Store, model: str | None, since: str | None = None, all_: bool = False) -> tuple[ConsolidationReport, str]:
+    from mnemolog.adapters.note_files import NoteFolder
+
     consolidator = make_consolidator(s.settings, model)
-    result = pipeline.run_consolidation(s, consolidator, parse_since(since, s.clock()), all_)
-    return result, str(getattr(consolidator, "model", None) or consolidator.name)
+    policy = ConsolidationPolicy.window(
+        s.settings.retention_days, s.settings.max_selected, s.clock(), parse_since(since, s.clock()), all_
+    )
+    # Codex's ad-hoc notes files in the memory folder are recorded first, so this run applies them.
+    report = consolidate_memory(s, consolidator, bootstrap.redactor(), policy, note_files=NoteFolder(s.settings.folder))
+    return report, str(getattr(consolidator, "model", None) or consolidator.name)
 
 
-def _result_dict(result: Any, name: str) -> dict[str, Any]:
-    return {
-        "consolidation": str(result.consolidation_id) if result.consolidation_id else None,
-        "status": result.status,
-        "detail": result.detail,
-        "model": name,
-        "inputs": {"added": result.diff_added, "changed": result.diff_changed, "removed": result.diff_removed},
-        "items": {"added": result.added, "revised": result.revised, "retired": result.retired, "invalidated": result.invalidated},
-        "overrides": [o.model_dump(mode="json") for o in result.overrides],
-    }
+def _result_dict(result: ConsolidationReport, name: str) -> dict[str, Any]:
+    return {**result.as_dict(), "model": name}
 
 
 def consolidate(model: str | None = MODEL, since: str | None = SINCE, all_: bool = ALL, json_out: bool = JSON) -> None:
@@ -154,7 +155,9 @@ def consolidate(model: str | None = MODEL, since: str | None = SINCE, all_: bool
         raise typer.Exit(int(Exit.ERROR))
 
 
-def _print_consolidation(result: Any, name: str) -> None:
+def _print_consolidation(result: ConsolidationReport, name: str) -> None:
+    for skip in result.notes_imported.skipped if result.notes_imported else ():
+        errors.print(f"[yellow]notes file skipped[/yellow] {skip['file']}: {skip['reason']}", highlight=False)
     if result.status == "busy":
         console.print(f"consolidate: another consolidation is running ({result.detail}); nothing to do")
         return
@@ -163,9 +166,10 @@ def _print_consolidation(result: Any, name: str) -> None:
         for o in result.overrides:
             errors.print(f"  rejected {o.edit}: {o.reason}", highlight=False)
         return
+    notes = f"; {len(result.notes_applied)} notes applied" if result.notes_applied else ""
     console.print(
         f"consolidate ({name}): inputs +{result.diff_added} ~{result.diff_changed} -{result.diff_removed}; "
-        f"items {result.added} added, {result.revised} revised, {result.retired} retired, {result.invalidated} invalidated"
+        f"items {result.added} added, {result.revised} revised, {result.retired} retired, {result.invalidated} invalidated{notes}"
     )
     for o in result.overrides:
         console.print(f"  code {o.action} item {o.item_id}: {o.reason}", highlight=False)
@@ -180,10 +184,14 @@ def _project(cwd: Path | None, project: str | None) -> str | None:
 
 
 def _render(s: Store, out: Path, project: str | None) -> dict[str, str]:
+    from mnemolog.adapters.tokens import count_tokens
+
+    files = folder_files(s.reads(), s.matcher(), count_tokens, project)
     try:
-        return pipeline.render(s, out, project)
+        write_folder(files, out)
     except FolderWriteError as error:
         raise UserError(str(error)) from error
+    return files
 
 
 def render(

@@ -3,22 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol, TypeVar
 from uuid import UUID
 
-
-class Evidenced(Protocol):
-    """An item with the sessions it was drawn from (a current item, an item row)."""
-
-    @property
-    def evidence(self) -> tuple[UUID, ...]: ...
+from mnemolog.domain.reads import ItemRow
 
 
-ItemT = TypeVar("ItemT", bound=Evidenced)
+def sole_evidence_items(
+    items: Sequence[ItemRow], gone: frozenset[UUID], live_sessions: frozenset[UUID] | None
+) -> list[ItemRow]:
+    """Items whose evidence is all among ``gone`` (or, when known, not live).
 
-
-def sole_evidence_items(items: Sequence[ItemT], gone: frozenset[UUID], live_sessions: frozenset[UUID] | None) -> list[ItemT]:
-    """Items whose evidence is all among ``gone`` (or, when known, not live)."""
+    ``live_sessions`` is the live evidence: live sessions and the notes nobody
+    withdrew (a note is evidence too).
+    """
     out = []
     for item in items:
         if not item.evidence or not any(e in gone for e in item.evidence):

@@ -15,7 +15,7 @@ from uuid import UUID
 from mnemolog.domain.application import MnemologApp
 from mnemolog.domain.evidence import sole_evidence_items
 from mnemolog.domain.memory_item import EditedBy, MemoryItem
-from mnemolog.domain.plan_checks import CurrentItem
+from mnemolog.domain.reads import ItemRow
 from mnemolog.domain.session import Session
 from mnemolog.domain.tombstone import Tombstone, record_suppression, tombstone_id_for
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher, TombstoneRule, fingerprint
@@ -56,7 +56,7 @@ class ItemForgetResult:
     also_retired: tuple[UUID, ...]
 
 
-def _matching(matcher: TombstoneMatcher, items: Iterable[CurrentItem]) -> list[CurrentItem]:
+def _matching(matcher: TombstoneMatcher, items: Iterable[ItemRow]) -> list[ItemRow]:
     # Judged as a store judges it: a project tombstone retires that project's
     # items; global ones stay for other projects and are withheld from its reads.
     return [i for i in items if matcher.withholds(i, i.scope)]
@@ -82,7 +82,7 @@ def forget_value(
     value: str,
     scope: str,
     reason: str,
-    items: Sequence[CurrentItem],
+    items: Sequence[ItemRow],
     *,
     sessions: Sequence[UUID] = (),
     notes: Sequence[UUID] = (),
@@ -150,7 +150,7 @@ def _scrub(app: MnemologApp, aggregate_id: UUID, matcher: TombstoneMatcher) -> b
 def forget_session(
     app: MnemologApp,
     session_id: UUID,
-    items: Sequence[CurrentItem],
+    items: Sequence[ItemRow],
     *,
     live_sessions: frozenset[UUID] | None = None,
     reason: str = "deleted at the user's request",
@@ -181,7 +181,7 @@ def forget_item(
     app: MnemologApp,
     key: bytes,
     item_id: UUID,
-    items: Sequence[CurrentItem] = (),
+    items: Sequence[ItemRow] = (),
     *,
     sessions: Sequence[UUID] = (),
     reason: str = "item forgotten at the user's request",
@@ -229,7 +229,7 @@ def lift(app: MnemologApp, tombstone_id: UUID, reason: str) -> bool:
     return lifted
 
 
-def retire_orphans(app: MnemologApp, items: Sequence[CurrentItem], gone: frozenset[UUID], why: str) -> tuple[UUID, ...]:
+def retire_orphans(app: MnemologApp, items: Sequence[ItemRow], gone: frozenset[UUID], why: str) -> tuple[UUID, ...]:
     """Retire (by code) the items whose evidence is all among the ``gone`` sessions."""
     retired: list[MemoryItem] = []
     for current in sole_evidence_items(items, gone, None):

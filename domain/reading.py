@@ -1,7 +1,7 @@
-"""Commands of the read path: an agent cited memory, a user left a note.
+"""Commands of the read path: an agent cited memory.
 
-Both append one event and nothing else; the usage ranks and the notes table
-are projections of those events.
+It appends one event and nothing else; the usage ranks are a projection of
+those events. (Notes: ``domain.services.notes``.)
 """
 
 from __future__ import annotations
@@ -12,9 +12,7 @@ from uuid import UUID
 
 from mnemolog.domain.application import MnemologApp
 from mnemolog.domain.citation import Citation
-from mnemolog.domain.note import Note
 
-NOTE_INTENTS = ("remember", "correct")
 CITATION_SOURCES = ("cli", "ingest", "mcp", "session")
 
 
@@ -53,20 +51,3 @@ def record_citation(
     citation_id: UUID = citation.id
     return citation_id
 
-
-def record_note(
-    app: MnemologApp, *, text: str, intent: str, scope: str, source: str, written_at: datetime
-) -> UUID:
-    """Append a note for the next consolidation. Raises ValueError for an empty text or an unknown intent.
-
-    Forget requests are not notes: they place a tombstone (see ``domain.forget``),
-    so the value is never stored.
-    """
-    if intent not in NOTE_INTENTS:
-        raise ValueError(f"unknown note intent {intent!r} (expected one of {', '.join(NOTE_INTENTS)})")
-    if not text.strip():
-        raise ValueError("a note needs some text")
-    note = Note(text=text.strip(), intent=intent, scope=scope, source=source, written_at=written_at)
-    app.save_all(note)
-    note_id: UUID = note.id
-    return note_id

@@ -215,6 +215,14 @@ class NoteReads(Protocol):
         """Where the notes came from (notes files are imported once each)."""
         ...
 
+    def notes(self, project: str | None = None, include_done: bool = True) -> list[NoteRow]:
+        """Notes of ``project`` and global ones (every note when None), oldest first; only pending ones unless ``include_done``."""
+        ...
+
+    def live_note_ids(self) -> frozenset[UUID]:
+        """Notes that may be evidence: every note not withdrawn (applied ones included)."""
+        ...
+
 
 class ConsolidationReads(Protocol):
     """The consolidations view."""

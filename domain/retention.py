@@ -15,7 +15,7 @@ from uuid import UUID
 from mnemolog.domain.application import MnemologApp
 from mnemolog.domain.evidence import sole_evidence_items
 from mnemolog.domain.memory_item import EditedBy, MemoryItem
-from mnemolog.domain.plan_checks import CurrentItem
+from mnemolog.domain.reads import ItemRow
 from mnemolog.domain.selection import Candidate, select
 from mnemolog.domain.session import Session
 
@@ -58,7 +58,7 @@ def _withdraw(
     app: MnemologApp,
     session_ids: Sequence[UUID],
     session_reason: str,
-    items: Sequence[CurrentItem],
+    items: Sequence[ItemRow],
     item_reason: str,
     by: EditedBy,
 ) -> WithdrawResult:
@@ -79,7 +79,7 @@ def _withdraw(
 def prune(
     app: MnemologApp,
     candidates: Sequence[Candidate],
-    items: Sequence[CurrentItem],
+    items: Sequence[ItemRow],
     live_sessions: frozenset[UUID],
     *,
     now: datetime,
@@ -100,6 +100,6 @@ def prune(
     )
 
 
-def reset(app: MnemologApp, session_ids: Sequence[UUID], items: Sequence[CurrentItem], reason: str = "reset") -> WithdrawResult:
+def reset(app: MnemologApp, session_ids: Sequence[UUID], items: Sequence[ItemRow], reason: str = "reset") -> WithdrawResult:
     """Withdraw all memory: prune every session's extraction and retire every active item."""
     return _withdraw(app, session_ids, f"reset: {reason}", items, f"reset: {reason}", EditedBy.USER)

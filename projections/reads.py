@@ -9,10 +9,16 @@ from typing import Any
 from uuid import UUID
 
 from mnemolog.domain.consolidation import SelectedInput
-from mnemolog.domain.phase_two import SelectedSession
 from mnemolog.domain.plan import GLOBAL_SCOPE
-from mnemolog.domain.ports import NoteForModel
-from mnemolog.domain.reads import EvidenceSession, ItemRow, SearchHit, ViewCounts
+from mnemolog.domain.reads import (
+    EvidenceSession,
+    ItemRow,
+    NoteRow,
+    SearchHit,
+    SelectedSession,
+    SessionTexts,
+    ViewCounts,
+)
 from mnemolog.domain.selection import Candidate
 from mnemolog.domain.tombstone_matcher import TombstoneRule
 from mnemolog.projections.folder_model import FolderModel, FolderSession
@@ -55,6 +61,20 @@ def item_row(r: dict[str, Any]) -> ItemRow:
         revision=int(r["revision"] or 1),
         use_count=int(r.get("use_count") or 0),
         last_used=when(r.get("last_used")),
+    )
+
+
+def note_row(r: dict[str, Any]) -> NoteRow:
+    """A notes row as the read port's note type."""
+    return NoteRow(
+        note_id=UUID(r["id"]),
+        intent=r["intent"],
+        scope=r["scope"],
+        text=r["text"] or "",
+        source=r["source"] or "",
+        written_at=when(r["written_at"]),
+        applied_by=UUID(r["applied_by"]) if r["applied_by"] else None,
+        withdrawn=bool(r["withdrawn"]),
     )
 
 
@@ -136,9 +156,13 @@ class ViewReads:
         return frozenset(UUID(r["id"]) for r in self.query(f"SELECT id FROM {table('sessions')} WHERE {LIVE}"))
 
     def active_items(self, project: str | None = None) -> list[ItemRow]:
-        """Current memory (optionally for one project plus global)."""
-        cond, params = scope_filter(project)
-        rows = self.query(f"SELECT * FROM {table('items')} WHERE status = 'active' AND {cond} ORDER BY id", params)
+        """Current memory (optionally for one project plus global), by id."""
+        cond, params = scope_filter(project, "i.scope")
+        rows = self.query(
+            f"SELECT i.*, u.use_count, u.last_used FROM {table('items')} i "
+            f"LEFT JOIN {table('item_usage')} u ON u.item_id = i.id WHERE i.status = 'active' AND {cond} ORDER BY i.id",
+            params,
+        )
         return [item_row(r) for r in rows]
 
     def last_completed_selection(self) -> tuple[SelectedInput, ...]:
@@ -149,11 +173,6 @@ class ViewReads:
         if not row:
             return ()
         return tuple(SelectedInput.model_validate(s) for s in json.loads(row[0]["selection"]))
-
-    def pending_notes(self) -> list[NoteForModel]:
-        """Notes no consolidation has applied."""
-        rows = self.query(f"SELECT * FROM {table('notes')} WHERE applied_by IS NULL ORDER BY written_at, id")
-        return [NoteForModel(r["id"], r["intent"], r["scope"], r["text"]) for r in rows]
 
     def tombstone_rules(self) -> list[TombstoneRule]:
         """Active tombstones."""
@@ -168,6 +187,22 @@ class ViewReads:
         return (row[0]["user_profile"] or "") if row else ""
 
     # items (the read path) -----------------------------------------------------
+    def withdrawable_session_ids(self) -> list[UUID]:
+        """Sessions neither pruned nor deleted (what a reset withdraws)."""
+        rows = self.query(f"SELECT id FROM {table('sessions')} WHERE deleted = 0 AND pruned = 0 ORDER BY id")
+        return [UUID(r["id"]) for r in rows]
+
+    def session_texts(self) -> list[SessionTexts]:
+        """Every session's stored texts (first message, rollout summary and slug, raw memory)."""
+        columns = ("first_user_message", "rollout_summary", "rollout_slug", "raw_memory")
+        rows = self.query(f"SELECT id, scope, {', '.join(columns)} FROM {table('sessions')} ORDER BY id")
+        return [SessionTexts(UUID(r["id"]), r["scope"], tuple(r[c] for c in columns if r[c])) for r in rows]
+
+    def resolve_session(self, reference: str) -> UUID | None:
+        """A session's id from its mnemolog id or its agent's own id; None when unknown or ambiguous."""
+        rows = self.query(f"SELECT id FROM {table('sessions')} WHERE id = ? OR native_id = ?", [reference, reference])
+        return UUID(rows[0]["id"]) if len(rows) == 1 else None
+
     def known_item_ids(self, ids: Sequence[str]) -> set[str]:
         """Which of these item ids exist."""
         if not ids:
@@ -223,6 +258,38 @@ class ViewReads:
             tombstones=count("tombstones"),
             notes=count("notes"),
         )
+
+    def runs_with_profile(self) -> list[UUID]:
+        """Completed runs that stored a user profile (forgetting scrubs them)."""
+        rows = self.query(f"SELECT id FROM {table('consolidations')} WHERE user_profile <> '' ORDER BY id")
+        return [UUID(r["id"]) for r in rows]
+
+    # notes --------------------------------------------------------------------
+    def pending_notes(self) -> list[NoteRow]:
+        """Notes no consolidation has applied and nobody withdrew, oldest first."""
+        rows = self.query(
+            f"SELECT * FROM {table('notes')} WHERE applied_by IS NULL AND withdrawn = 0 ORDER BY written_at, id"
+        )
+        return [note_row(r) for r in rows]
+
+    def notes(self, project: str | None = None, include_done: bool = True) -> list[NoteRow]:
+        """Notes of ``project`` and global ones (every note when None), oldest first; only pending ones unless ``include_done``."""
+        cond, params = scope_filter(project)
+        pending = "" if include_done else " AND applied_by IS NULL AND withdrawn = 0"
+        rows = self.query(f"SELECT * FROM {table('notes')} WHERE {cond}{pending} ORDER BY written_at, id", params)
+        return [note_row(r) for r in rows]
+
+    def live_note_ids(self) -> frozenset[UUID]:
+        """Notes that may be evidence: every note not withdrawn (applied ones included)."""
+        return frozenset(UUID(r["id"]) for r in self.query(f"SELECT id FROM {table('notes')} WHERE withdrawn = 0"))
+
+    def note_ids(self) -> list[UUID]:
+        """Every note (forgetting scrubs their texts)."""
+        return [UUID(r["id"]) for r in self.query(f"SELECT id FROM {table('notes')} ORDER BY id")]
+
+    def note_sources(self) -> set[str]:
+        """Where the notes came from (notes files are imported once each)."""
+        return {r["source"] for r in self.query(f"SELECT DISTINCT source FROM {table('notes')}")}
 
     # rendering ----------------------------------------------------------------
     def folder_model(self, project: str | None = None) -> FolderModel:

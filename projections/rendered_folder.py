@@ -1,4 +1,8 @@
-"""The memory folder as one reader sees it: rendered from the views, tombstones enforced."""
+"""The memory folder as one reader sees it: the views read for a reader's scope, tombstones enforced, rendered.
+
+The one read behind ``render``, ``run``, the MCP ``read_memory_file`` tool and
+anything else that shows the folder.
+"""
 
 from __future__ import annotations
 

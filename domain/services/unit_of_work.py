@@ -22,7 +22,11 @@ class UnitOfWork(Protocol):
     """One command's access to the store."""
 
     app: MnemologApp
-    clock: Callable[[], datetime]
+
+    @property
+    def clock(self) -> Callable[[], datetime]:
+        """The clock commands stamp their events with (read-only: a dataclass field satisfies it)."""
+        ...
 
     def reads(self) -> MemoryReads:
         """The views, caught up with everything this process has written (read-your-writes)."""

@@ -12,8 +12,10 @@ import json
 from pathlib import Path
 
 import pytest
-from mnemolog.adapters import forgetting, reading
+from mnemolog.adapters import forgetting
+from mnemolog.adapters.redaction import SecretRedactor
 from mnemolog.domain.memory_item import MemoryItem
+from mnemolog.domain.services.notes import add_note
 from mnemolog.domain.services.read import hit_dict, memory_file
 from mnemolog.projections.log_reader import log_events
 from support.forgetting import (
@@ -118,7 +120,7 @@ def test_forgetting_a_value_also_cleans_notes_and_past_profiles(store_factory, t
     """A user's own note and a model-written user profile that carry the value are scrubbed too."""
     store = store_factory(clock=FixedClock())
     sc = start(store, tmp_path, profile=f"Deploys often; {SENTENCE}.")
-    reading.add_note(store, f"Remember: {SENTENCE} on Fridays", "remember", "global")
+    add_note(store, f"Remember: {SENTENCE} on Fridays", "remember", "global", SecretRedactor())
     sc.round()  # the note is applied; the profile is written again
     store.catch_up()
     tables = json.dumps(reading_tables(store))
@@ -133,9 +135,8 @@ def test_forgetting_a_value_also_cleans_notes_and_past_profiles(store_factory, t
 
 
 def reading_tables(store) -> dict:
-    from mnemolog.projections.reads import ViewReads
 
-    dump = ViewReads(store.view).dump()
+    dump = store.reads().dump()
     return {"notes": dump["notes"], "consolidations": dump["consolidations"]}
 
 

@@ -8,7 +8,7 @@ from uuid import UUID, uuid5
 
 from hypothesis import HealthCheck, settings
 from mnemolog.domain.plan import GLOBAL_SCOPE, ConsolidationPlan, Edit
-from mnemolog.domain.plan_checks import CurrentItem
+from mnemolog.domain.reads import ItemRow
 from mnemolog.domain.tombstone import tombstone_id_for
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher, TombstoneRule, fingerprint
 
@@ -53,9 +53,9 @@ def item(
     task_group: str = "",
     evidence: Iterable[UUID] = (),
     kind: str = "knowledge",
-) -> CurrentItem:
+) -> ItemRow:
     """A current (active) item as phase 2 sees it."""
-    return CurrentItem(
+    return ItemRow(
         item_id=uid(name),
         kind=kind,
         scope=scope,

@@ -8,12 +8,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from mnemolog.domain.plan import GLOBAL_SCOPE, ConsolidationPlan, Edit, ItemKindName
 from mnemolog.domain.plan_checks import (
-    CurrentItem,
     check_plan,
     code_retirements,
     describe_edit,
     droppable_edits,
 )
+from mnemolog.domain.reads import ItemRow
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher, reaches
 
 from .builders import API, FAST, WEB, add, forgetting, item, matcher, plan, revise, uid
@@ -33,7 +33,7 @@ def problems(*edits: Edit, forgotten: TombstoneMatcher | None = None) -> list[st
         plan(*edits),
         handles=HANDLES,
         selected_scopes=SELECTED,
-        global_note_ids=frozenset({NOTE}),
+        note_scopes={NOTE: GLOBAL_SCOPE},
         matcher=forgotten or matcher(),
     )
     assert all(o.action == "rejected" for o in found)
@@ -95,7 +95,7 @@ def test_two_sessions_of_one_project_do_not_make_an_item_global() -> None:
         plan(add(S_API, other, scope=GLOBAL_SCOPE)),
         handles={},
         selected_scopes={S_API: API, other: API},
-        global_note_ids=frozenset(),
+        note_scopes={},
         matcher=matcher(),
     )
     assert [o.reason for o in found] == ["a global item needs evidence from more than one project or an explicit user statement"]
@@ -156,7 +156,7 @@ def test_rejections_never_repeat_the_forgotten_value() -> None:
         plan(add(S_API, scope=API, text=SECRET, title=SECRET, reason=SECRET)),
         handles=HANDLES,
         selected_scopes=SELECTED,
-        global_note_ids=frozenset(),
+        note_scopes={},
         matcher=forgotten,
     )
     assert found and not any(forgotten.contains(o.model_dump_json(), GLOBAL_SCOPE) for o in found)
@@ -296,10 +296,10 @@ SCOPE = st.sampled_from([API, WEB, GLOBAL_SCOPE])
 
 
 @st.composite
-def carrying_plans(draw: st.DrawFn) -> tuple[str, dict[str, CurrentItem], list[bool], ConsolidationPlan, list[str]]:
+def carrying_plans(draw: st.DrawFn) -> tuple[str, dict[str, ItemRow], list[bool], ConsolidationPlan, list[str]]:
     """A value, current items (some carrying it), and a plan whose adds and revises may carry it."""
     words = draw(st.lists(VALUE_WORD, min_size=1, max_size=3))
-    handles: dict[str, CurrentItem] = {}
+    handles: dict[str, ItemRow] = {}
     item_carries: list[bool] = []
     for index in range(draw(st.integers(1, 4))):
         carries = draw(st.booleans())
@@ -342,7 +342,7 @@ def test_a_tombstoned_value_never_survives_any_plan(case, data: st.DataObject) -
     for place in (GLOBAL_SCOPE, API, WEB):
         forgotten = forgetting(value, place)
         found = check_plan(
-            proposed, handles=handles, selected_scopes=SELECTED, global_note_ids=frozenset({NOTE}), matcher=forgotten
+            proposed, handles=handles, selected_scopes=SELECTED, note_scopes={NOTE: GLOBAL_SCOPE}, matcher=forgotten
         )
         assert [o.edit for o in found] == [
             describe_edit(e, i) for i, e in enumerate(proposed.edits) if effective[i] and reaches(place, effective[i])
@@ -363,7 +363,7 @@ def test_a_tombstone_of_another_project_keeps_nothing_out(case) -> None:
     value, handles, _, proposed, _ = case
     elsewhere = forgetting(value, "git:example.com/acme/elsewhere")
     assert (
-        check_plan(proposed, handles=handles, selected_scopes=SELECTED, global_note_ids=frozenset({NOTE}), matcher=elsewhere)
+        check_plan(proposed, handles=handles, selected_scopes=SELECTED, note_scopes={NOTE: GLOBAL_SCOPE}, matcher=elsewhere)
         == []
     )
     assert code_retirements(list(handles.values()), frozenset({S_API, S_WEB}), elsewhere, frozenset()) == []
