@@ -19,8 +19,9 @@ import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mnemolog.adapters import reading
-from mnemolog.adapters.bootstrap import Store
+from mnemolog.adapters.bootstrap import Store, unit_of_work
 from mnemolog.adapters.settings import load_settings
+from mnemolog.domain.services import cite
 
 SERVER_NAME = "mnemolog"
 ROOTS_TIMEOUT = 5.0
@@ -164,7 +165,7 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
             found: str | None = reading.read_folder_file(s, project, rel)
             return found
 
-        report = reading.record_citation(s, text, "mcp", read_file=read)
+        report = cite.record_citation(unit_of_work(s), text, "mcp", read_file=read)
         if not report.citations:
             raise ToolError("no citation found: give item ids as [item:<id>] or a <oai-mem-citation> block")
         recorded: dict[str, Any] = report.as_dict()

@@ -16,8 +16,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from mnemolog.adapters.bootstrap import Store
-from mnemolog.adapters.forgetting import retire_orphans, scrub_transcript
+from mnemolog.adapters.bootstrap import Store, unit_of_work
 from mnemolog.adapters.redaction import redact, redact_transcript
 from mnemolog.adapters.scope import git_remote, project_scope
 from mnemolog.adapters.session_files import (
@@ -39,9 +38,10 @@ from mnemolog.domain.ingest import (
 from mnemolog.domain.phase_one import ExtractOutcome, ExtractResult, PhaseOnePolicy, extract_session
 from mnemolog.domain.phase_two import PhaseTwoPolicy, PhaseTwoResult, consolidate
 from mnemolog.domain.ports import Consolidator, Extractor
+from mnemolog.domain.services.retention import retire_orphans
 from mnemolog.domain.session import SessionFacts, session_id_for
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher
-from mnemolog.domain.transcript import Transcript
+from mnemolog.domain.transcript import Transcript, scrub_transcript
 from mnemolog.projections.folder_model import without_forgotten
 from mnemolog.projections.folder_writer import write_folder
 from mnemolog.projections.markdown_folder import render_folder
@@ -61,8 +61,8 @@ def worker_name() -> str:
 
 
 def matcher_for(store: Store) -> TombstoneMatcher:
-    """The tombstone matcher over the active tombstones."""
-    return TombstoneMatcher(store.tombstone_key(), ViewReads(store.view).tombstone_rules())
+    """The tombstone matcher over the active tombstones (those this process placed included)."""
+    return store.matcher()
 
 
 # ------------------------------------------------------------------ ingest
@@ -214,7 +214,7 @@ def ingest(
     progress(len(files), len(files), "")
     store.catch_up()
     if report.polluted:
-        retire_orphans(store)  # a polluted session's items go now, not at the next consolidation
+        retire_orphans(unit_of_work(store))  # a polluted session's items go now, not at the next consolidation
     return report
 
 

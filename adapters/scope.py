@@ -7,6 +7,8 @@ import re
 import subprocess
 from pathlib import Path, PurePosixPath
 
+from mnemolog.domain.plan import GLOBAL_SCOPE
+
 _SCP_LIKE = re.compile(r"^(?:(?P<user>[^@/\s]+)@)?(?P<host>[^:/\s]+):(?P<path>(?!//).*)$")
 _SCHEME = re.compile(r"^(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*)://(?P<rest>.*)$")
 
@@ -116,3 +118,15 @@ def folder_scope(folder: str | Path) -> str:
     """The project scope key of a working folder, as ingest computes it for sessions there."""
     path = Path(folder).expanduser().resolve()
     return project_scope(git_remote(str(path)) if path.is_dir() else None, str(path))
+
+
+_SCOPE_PREFIXES = ("git:", "path:")
+
+
+def resolve_scope(project: str | None, global_: bool = False) -> str:
+    """The scope a tombstone is placed in: a scope key as given, a directory's project scope, or global (the default)."""
+    if global_ or not project:
+        return GLOBAL_SCOPE
+    if project == GLOBAL_SCOPE or project.startswith(_SCOPE_PREFIXES):
+        return project
+    return folder_scope(project)

@@ -156,8 +156,14 @@ def cite(
     json_out: bool = JSON,
 ) -> None:
     """Record that an agent used memory: Codex citation blocks and [item:<id>] markers in its output."""
+    from mnemolog.adapters.bootstrap import unit_of_work
+    from mnemolog.adapters.folder_reader import disk_folder_reader
+    from mnemolog.adapters.session_files import read_session
+    from mnemolog.domain.services import cite as citing
+
     with store() as s:
-        folder = reading.disk_folder_reader(s.settings.folder) if s.settings.folder.is_dir() else None
+        uow = unit_of_work(s)
+        folder = disk_folder_reader(s.settings.folder) if s.settings.folder.is_dir() else None
         if hook:
             path = _hook_input().get("transcript_path")
             if not isinstance(path, str) or not path:
@@ -165,9 +171,10 @@ def cite(
             session = Path(path)
         if session is not None:
             try:
-                report = reading.cite_session_file(s, session, folder)
+                transcript = read_session(session)
             except SessionReadError as error:
                 raise UserError(str(error)) from error
+            report = citing.cite_session_file(uow, transcript, folder)
         else:
             if file is not None:
                 try:
@@ -176,7 +183,7 @@ def cite(
                     raise UserError(f"cannot read {file}: {error}") from error
             else:
                 text = _stdin_text()
-            report = reading.record_citation(s, text, "cli", citing_session=citing_session, read_file=folder)
+            report = citing.record_citation(uow, text, "cli", citing_session=citing_session, read_file=folder)
     if json_out:
         emit_json(report.as_dict())
     elif report.citations:

@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol, TypeVar
 from uuid import UUID
 
-from mnemolog.domain.plan_checks import CurrentItem
+
+class Evidenced(Protocol):
+    """An item with the sessions it was drawn from (a current item, an item row)."""
+
+    @property
+    def evidence(self) -> tuple[UUID, ...]: ...
 
 
-def sole_evidence_items(
-    items: Sequence[CurrentItem], gone: frozenset[UUID], live_sessions: frozenset[UUID] | None
-) -> list[CurrentItem]:
+ItemT = TypeVar("ItemT", bound=Evidenced)
+
+
+def sole_evidence_items(items: Sequence[ItemT], gone: frozenset[UUID], live_sessions: frozenset[UUID] | None) -> list[ItemT]:
     """Items whose evidence is all among ``gone`` (or, when known, not live)."""
     out = []
     for item in items:

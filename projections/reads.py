@@ -12,6 +12,7 @@ from mnemolog.domain.consolidation import SelectedInput
 from mnemolog.domain.phase_two import SelectedSession
 from mnemolog.domain.plan_checks import CurrentItem
 from mnemolog.domain.ports import NoteForModel
+from mnemolog.domain.reads import SessionTexts
 from mnemolog.domain.selection import Candidate
 from mnemolog.domain.tombstone_matcher import TombstoneRule
 from mnemolog.projections.folder_model import FolderItem, FolderModel, FolderSession
@@ -157,6 +158,49 @@ class ViewReads:
             f"SELECT user_profile FROM {table('consolidations')} WHERE status = 'completed' ORDER BY ended_at DESC, id DESC LIMIT 1"
         )
         return (row[0]["user_profile"] or "") if row else ""
+
+    # sessions -----------------------------------------------------------------
+    def gone_session_ids(self) -> frozenset[UUID]:
+        """Sessions that can no longer feed memory (deleted, pruned, disabled, polluted)."""
+        rows = self.query(f"SELECT id FROM {table('sessions')} WHERE deleted = 1 OR pruned = 1 OR mode <> 'enabled'")
+        return frozenset(UUID(r["id"]) for r in rows)
+
+    def withdrawable_session_ids(self) -> list[UUID]:
+        """Sessions neither pruned nor deleted (what a reset withdraws)."""
+        rows = self.query(f"SELECT id FROM {table('sessions')} WHERE pruned = 0 AND deleted = 0 ORDER BY id")
+        return [UUID(r["id"]) for r in rows]
+
+    def session_texts(self) -> list[SessionTexts]:
+        """Every session's stored texts (first message, rollout summary and slug, raw memory)."""
+        rows = self.query(
+            f"SELECT id, scope, first_user_message, rollout_summary, rollout_slug, raw_memory FROM {table('sessions')} ORDER BY id"
+        )
+        columns = ("first_user_message", "rollout_summary", "rollout_slug", "raw_memory")
+        return [SessionTexts(UUID(r["id"]), r["scope"], tuple(r[c] for c in columns if r[c])) for r in rows]
+
+    def resolve_session(self, reference: str) -> UUID | None:
+        """A session's id from its mnemolog id or its agent's own id; None when unknown or ambiguous."""
+        rows = self.query(f"SELECT id FROM {table('sessions')} WHERE id = ? OR native_id = ?", [reference, reference])
+        return UUID(rows[0]["id"]) if len(rows) == 1 else None
+
+    # items --------------------------------------------------------------------
+    def known_item_ids(self, ids: Sequence[str]) -> set[str]:
+        """Which of these item ids exist."""
+        if not ids:
+            return set()
+        marks = ", ".join("?" for _ in ids)
+        return {r["id"] for r in self.query(f"SELECT id FROM {table('items')} WHERE id IN ({marks})", list(ids))}
+
+    # notes --------------------------------------------------------------------
+    def note_ids(self) -> list[UUID]:
+        """Every note (forgetting scrubs their texts)."""
+        return [UUID(r["id"]) for r in self.query(f"SELECT id FROM {table('notes')} ORDER BY id")]
+
+    # consolidations -----------------------------------------------------------
+    def runs_with_profile(self) -> list[UUID]:
+        """Completed runs that stored a user profile (forgetting scrubs them)."""
+        rows = self.query(f"SELECT id FROM {table('consolidations')} WHERE user_profile <> '' ORDER BY id")
+        return [UUID(r["id"]) for r in rows]
 
     # rendering ----------------------------------------------------------------
     def folder_model(self, project: str | None = None) -> FolderModel:

@@ -12,8 +12,10 @@ import json
 from pathlib import Path
 
 import pytest
-from mnemolog.adapters import forgetting, pipeline, reading
+from mnemolog.adapters import pipeline, reading
 from mnemolog.domain.memory_item import MemoryItem
+from mnemolog.domain.services import forget as forgetting
+from mnemolog.domain.services import retention
 from mnemolog.projections.log_reader import log_events
 from support.forgetting import (
     ALL,
@@ -45,10 +47,10 @@ def forget_by(way: str, sc: Scenario, clock: FixedClock) -> None:
         assert report.polluted >= 1
     elif way == "pruning":
         clock.advance(days=60)
-        result = forgetting.prune(store)
+        result = retention.prune(store)
         assert sc.source in result.sessions
     elif way == "reset":
-        forgetting.reset(store)
+        retention.reset(store)
     elif way == "item":
         forgetting.forget_item(store, sc.value_items()[0])
     else:  # pragma: no cover
@@ -129,9 +131,7 @@ def test_forgetting_a_value_also_cleans_notes_and_past_profiles(store_factory, t
 
 
 def reading_tables(store) -> dict:
-    from mnemolog.projections.reads import ViewReads
-
-    dump = ViewReads(store.view).dump()
+    dump = store.reads().dump()
     return {"notes": dump["notes"], "consolidations": dump["consolidations"]}
 
 

@@ -6,9 +6,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from uuid import UUID
 
-from mnemolog.adapters import forgetting, pipeline
+from mnemolog.adapters import pipeline
 from mnemolog.domain.citation import Citation
 from mnemolog.domain.plan import ConsolidationPlan, Edit
+from mnemolog.domain.services import forget as forgetting
 from mnemolog.domain.session import Session, session_id_for
 from mnemolog.projections.audit import audit_run, latest_run, list_runs
 from mnemolog.projections.explain import explain_item, find_items
@@ -49,7 +50,7 @@ def _mine(request) -> str:
 def test_explain_tells_an_items_story_in_order(store_factory, tmp_path: Path) -> None:
     store = _store(store_factory, tmp_path)
     added = _run(store, ConsolidationPlan(edits=(_edit("add", V1),)))
-    item_id = next(i.item_id for i in forgetting.ViewReads(store.view).active_items())
+    item_id = next(i.item_id for i in store.reads().active_items())
     r2 = _run(store, lambda req: ConsolidationPlan(edits=(_edit("revise", V2, _mine(req), evidence=(S1, S2)),)))
     r3 = _run(store, lambda req: ConsolidationPlan(edits=(_edit("revise", V3, _mine(req)),)))
     cited_at = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
@@ -94,7 +95,7 @@ def test_explain_tells_an_items_story_in_order(store_factory, tmp_path: Path) ->
 def test_explain_never_shows_a_forgotten_value(store_factory, tmp_path: Path) -> None:
     store = _store(store_factory, tmp_path)
     _run(store, ConsolidationPlan(edits=(_edit("add", "Deploy with blue-falcon-42 on staging."),)))
-    item_id = forgetting.ViewReads(store.view).active_items()[0].item_id
+    item_id = store.reads().active_items()[0].item_id
     forgetting.forget_value(store, "blue-falcon-42", "global")
     story = explain_item(store.app, item_id, pipeline.matcher_for(store))
     assert story is not None and "falcon" not in str(story)

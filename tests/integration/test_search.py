@@ -7,8 +7,8 @@ from uuid import UUID
 
 import pytest
 from mnemolog.adapters import reading
-from mnemolog.adapters.forgetting import forget_value
 from mnemolog.domain.memory_item import Trust
+from mnemolog.domain.services.forget import forget_value
 from support.memory import item, save
 from support.stores import FixedClock, StoreFactory
 

@@ -13,7 +13,6 @@ from mnemolog.adapters.bootstrap import Store
 from mnemolog.domain.eligibility import EligibilityPolicy
 from mnemolog.domain.plan import ConsolidationPlan, Edit
 from mnemolog.domain.session import session_id_for
-from mnemolog.projections.reads import ViewReads
 
 from support.scripted_models import ScriptedConsolidator, ScriptedExtractor, memory
 from support.sessions import thread_id, write_rollout
@@ -104,7 +103,7 @@ class Scenario:
         return pipeline.run_consolidation(self.store, self.consolidator(), all_sessions=True)
 
     def value_items(self) -> list[UUID]:
-        return [i.item_id for i in ViewReads(self.store.view).active_items() if SECRET in i.text]
+        return [i.item_id for i in self.store.reads().active_items() if SECRET in i.text]
 
 
 def start(store: Store, tmp_path: Path, profile: str = "Deploys often.") -> Scenario:
@@ -125,6 +124,6 @@ def everything_an_agent_reads(store: Store) -> dict[str, str]:
         seen[f"folder/{name}"] = text
     for name, text in pipeline.render_files(store, API).items():
         seen[f"project-folder/{name}"] = text
-    for name, rows in ViewReads(store.view).dump().items():
+    for name, rows in store.reads().dump().items():
         seen[f"table/{name}"] = json.dumps(rows, default=str)
     return seen
