@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path, PurePosixPath
@@ -54,10 +55,20 @@ def hook_cwd(stdin_text: str) -> str | None:
     return cwd if isinstance(cwd, str) and cwd.strip() else None
 
 
-def _withheld(matcher: TombstoneMatcher, project: str, *texts: str) -> bool:
-    # Checked in the reading project's scope: that covers global tombstones and
-    # the project's own, for the project's items and the global ones alike.
-    return bool(matcher.contains(" ".join(texts), project))
+@dataclass(frozen=True)
+class _ItemTexts:
+    """An item row's texts, as the tombstone matcher reads an item."""
+
+    title: str
+    text: str
+    keywords: tuple[str, ...]
+    task_group: str
+
+
+def _withheld(matcher: TombstoneMatcher, project: str, title: str, text: str, keywords: Sequence[str], task_group: str) -> bool:
+    # Asked in the reading project's scope (the one tombstone rule): that covers
+    # global tombstones and the project's own, for its items and global ones alike.
+    return matcher.withholds(_ItemTexts(title, text, tuple(keywords), task_group), project)
 
 
 def _inline(text: str) -> str:
@@ -153,7 +164,7 @@ def context_text(store: Store, project: str, budget: int | None = None) -> Conte
         rows = _context_rows(store, project, offset)
         offset += len(rows)
         for row in rows:
-            if _withheld(matcher, project, row["title"] or "", row["text"] or "", " ".join(json.loads(row["keywords"] or "[]")), row["task_group"] or ""):
+            if _withheld(matcher, project, row["title"] or "", row["text"] or "", json.loads(row["keywords"] or "[]"), row["task_group"] or ""):
                 continue
             total_current += 1
             if full:
@@ -194,7 +205,7 @@ def search(
     store.catch_up()
     matcher = matcher_for(store)
     hits = search_items(store.view, query, project, kind, limit + 20)
-    kept = [h for h in hits if not _withheld(matcher, project, h.title, h.text, " ".join(h.keywords), h.task_group)]
+    kept = [h for h in hits if not _withheld(matcher, project, h.title, h.text, h.keywords, h.task_group)]
     return kept[:limit]
 
 
@@ -310,7 +321,7 @@ def show_item(store: Store, item_id: str, project: str) -> ItemView | None:
     row = rows[0]
     keywords = tuple(json.loads(row["keywords"] or "[]"))
     matcher = matcher_for(store)
-    if _withheld(matcher, project, row["title"] or "", row["text"] or "", " ".join(keywords), row["task_group"] or ""):
+    if _withheld(matcher, project, row["title"] or "", row["text"] or "", keywords, row["task_group"] or ""):
         return None
     sessions = reads.query(
         f"SELECT s.id, s.source, s.native_id, s.cwd, s.scope, s.updated_at, s.rollout_summary "
