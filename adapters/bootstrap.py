@@ -18,6 +18,7 @@ import psycopg
 from eventsourcing.projection import ProjectionRunner
 from mnemolog.adapters.settings import Settings, load_settings
 from mnemolog.domain.application import MnemologApp
+from mnemolog.domain.ports import Redactor, ScopeLookup, SessionSource
 from mnemolog.domain.services.unit_of_work import UnitOfWork
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher
 from mnemolog.projections.reads import ViewReads
@@ -235,3 +236,28 @@ def open_memory_store(settings: Settings, clock: Clock = utc_now) -> Store:
     env = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
     return Store(MnemologApp(env=env), open_sqlite_view(":memory:"), settings, "memory", "memory", clock, env)
 
+
+
+# ------------------------------------------------------------------ the ports the services are given
+# Imported when asked for: a command that reads no session file loads no reader.
+
+
+def session_source() -> SessionSource:
+    """Recorded sessions on disk (Codex and Claude Code files)."""
+    from mnemolog.adapters.session_files import SessionFiles
+
+    return SessionFiles()
+
+
+def redactor() -> Redactor:
+    """The secret redactor (Codex's patterns plus detect-secrets' rules)."""
+    from mnemolog.adapters.redaction import SecretRedactor
+
+    return SecretRedactor()
+
+
+def scope_lookup() -> ScopeLookup:
+    """Project scopes from git remotes and working folders."""
+    from mnemolog.adapters.scope import GitScopes
+
+    return GitScopes()

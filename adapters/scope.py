@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path, PurePosixPath
 
 from mnemolog.domain.plan import GLOBAL_SCOPE
+from mnemolog.domain.transcript import Transcript
 
 _SCP_LIKE = re.compile(r"^(?:(?P<user>[^@/\s]+)@)?(?P<host>[^:/\s]+):(?P<path>(?!//).*)$")
 _SCHEME = re.compile(r"^(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*)://(?P<rest>.*)$")
@@ -112,6 +113,22 @@ def git_remote(cwd: str) -> str | None:
         return None
     remote = done.stdout.strip()
     return remote if done.returncode == 0 and remote else None
+
+
+class GitScopes:
+    """The scope lookup ingest uses: a session's git remote and its project scope key."""
+
+    def remote_of(self, transcript: Transcript) -> str | None:
+        """The session's git remote: as recorded, else asked of its repository when that is on this machine."""
+        meta = transcript.meta
+        if meta.git_remote is None and meta.cwd and Path(meta.cwd).is_dir():
+            # Claude Code records no remote: ask the repository, so both agents share a scope.
+            return git_remote(meta.cwd)
+        return meta.git_remote
+
+    def scope_key(self, remote: str | None, cwd: str | None) -> str:
+        """The project scope key (see :func:`project_scope`)."""
+        return project_scope(remote, cwd)
 
 
 def folder_scope(folder: str | Path) -> str:

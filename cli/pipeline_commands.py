@@ -7,13 +7,16 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from mnemolog.adapters import pipeline
-from mnemolog.adapters.bootstrap import Store
+from mnemolog.adapters import bootstrap, pipeline
+from mnemolog.adapters.bootstrap import Store, unit_of_work
 from mnemolog.adapters.models import OFFLINE, make_consolidator, make_extractor, model_choice
 from mnemolog.adapters.scope import project_scope
+from mnemolog.adapters.settings import claim_policy, eligibility_policy
 from mnemolog.cli.context import store
 from mnemolog.cli.options import parse_since
 from mnemolog.cli.output import Exit, UserError, console, emit_json, errors, progress_bar
+from mnemolog.domain.services import extract as extract_service
+from mnemolog.domain.services import ingest as ingest_service
 from mnemolog.projections.folder_writer import FolderWriteError
 
 JSON = typer.Option(False, "--json", help="Print a JSON summary.")
@@ -22,12 +25,12 @@ ALL = typer.Option(False, "--all", help="Ignore the age window (first import of 
 MODEL = typer.Option(None, "--model", help="Model name, or 'heuristic' for the offline models.")
 
 
-def _ingest(s: Store, paths: list[Path], since: str | None, all_: bool, quiet: bool) -> pipeline.IngestReport:
-    policy = pipeline.since_policy(s.settings, parse_since(since, s.clock()), all_)
-    roots = paths or pipeline.default_paths()
-    if not roots:
-        from mnemolog.adapters.session_files import default_session_roots
+def _ingest(s: Store, paths: list[Path], since: str | None, all_: bool, quiet: bool) -> ingest_service.IngestReport:
+    from mnemolog.adapters.session_files import default_paths, default_session_roots
 
+    policy = eligibility_policy(s.settings, parse_since(since, s.clock()), all_)
+    roots = paths or default_paths()
+    if not roots:
         looked = ", ".join(str(path) for _, path in default_session_roots(dict(os.environ)))
         errors.print(
             f"[yellow]warning:[/yellow] no session folders found (looked in {looked}); "
@@ -35,10 +38,19 @@ def _ingest(s: Store, paths: list[Path], since: str | None, all_: bool, quiet: b
             highlight=False,
         )
     with progress_bar("ingest", enabled=not quiet) as bar:
-        return pipeline.ingest(s, roots, policy, progress=bar)
+        return ingest_service.ingest(
+            unit_of_work(s),
+            bootstrap.session_source(),
+            roots,
+            policy,
+            redactor=bootstrap.redactor(),
+            scopes=bootstrap.scope_lookup(),
+            external_context_pollutes=s.settings.disable_on_external_context,
+            progress=bar,
+        )
 
 
-def _print_ingest(report: pipeline.IngestReport) -> None:
+def _print_ingest(report: ingest_service.IngestReport) -> None:
     console.print(
         f"ingest: {report.files_read} files read; {report.new} new, {report.updated} updated, "
         f"{report.unchanged} unchanged; {report.redactions} secrets redacted"
@@ -68,12 +80,19 @@ def ingest(
         raise typer.Exit(int(Exit.PARTIAL))
 
 
-def _extract(s: Store, model: str | None, limit: int | None, workers: int | None, quiet: bool, since: str | None = None, all_: bool = False) -> tuple[pipeline.ExtractReport, str]:
+def _extract(s: Store, model: str | None, limit: int | None, workers: int | None, quiet: bool, since: str | None = None, all_: bool = False) -> tuple[extract_service.ExtractReport, str]:
     extractor = make_extractor(s.settings, model)
-    policy = pipeline.since_policy(s.settings, parse_since(since, s.clock()), all_)
+    policy = eligibility_policy(s.settings, parse_since(since, s.clock()), all_)
     with progress_bar("extract", enabled=not quiet) as bar:
-        report = pipeline.extract(
-            s, extractor, policy, limit=limit, workers=workers or s.settings.extract_workers, progress=bar
+        report = extract_service.extract(
+            unit_of_work(s),
+            extractor,
+            bootstrap.redactor(),
+            policy,
+            claims=claim_policy(s.settings),
+            limit=limit,
+            workers=workers or s.settings.extract_workers,
+            progress=bar,
         )
     return report, str(getattr(extractor, "model", None) or extractor.name)
 

@@ -81,6 +81,17 @@ class ViewReads:
         rows = self.query(f"SELECT id FROM {table('sessions')} WHERE deleted = 0 AND (eligible = 0 OR eligible IS NULL) ORDER BY id")
         return [UUID(r["id"]) for r in rows]
 
+    # sessions (ingest) ---------------------------------------------------------
+    def known_files(self) -> dict[str, str]:
+        """Content hash by file path of every session not deleted (ingest skips unchanged bytes)."""
+        rows = self.query(f"SELECT path, content_hash FROM {table('sessions')} WHERE deleted = 0")
+        return {r["path"]: r["content_hash"] for r in rows}
+
+    def gone_session_ids(self) -> frozenset[UUID]:
+        """Sessions that can no longer feed memory (deleted, pruned, disabled, polluted)."""
+        rows = self.query(f"SELECT id FROM {table('sessions')} WHERE deleted = 1 OR pruned = 1 OR mode <> 'enabled'")
+        return frozenset(UUID(r["id"]) for r in rows)
+
     # phase 2 -----------------------------------------------------------------
     def candidates(self) -> list[Candidate]:
         """Sessions with a current extraction, with their usage ranks."""
@@ -159,12 +170,7 @@ class ViewReads:
         )
         return (row[0]["user_profile"] or "") if row else ""
 
-    # sessions -----------------------------------------------------------------
-    def gone_session_ids(self) -> frozenset[UUID]:
-        """Sessions that can no longer feed memory (deleted, pruned, disabled, polluted)."""
-        rows = self.query(f"SELECT id FROM {table('sessions')} WHERE deleted = 1 OR pruned = 1 OR mode <> 'enabled'")
-        return frozenset(UUID(r["id"]) for r in rows)
-
+    # sessions (forget, reset) -------------------------------------------------
     def withdrawable_session_ids(self) -> list[UUID]:
         """Sessions neither pruned nor deleted (what a reset withdraws)."""
         rows = self.query(f"SELECT id FROM {table('sessions')} WHERE pruned = 0 AND deleted = 0 ORDER BY id")

@@ -1,7 +1,7 @@
-"""Withdrawing memory as events, the log's history kept: the retention sweep, a reset, orphaned items.
+"""Withdrawing memory as events, the log's history kept: the retention sweep and a reset.
 
-Items whose evidence is all gone are retired by code (guarantee 2), whatever a
-model later says.
+Items whose evidence is all pruned are retired by code (guarantee 2), whatever
+a model later says.
 """
 
 from __future__ import annotations
@@ -59,20 +59,6 @@ def reset(uow: UnitOfWork, reason: str = "at the user's request") -> WithdrawRep
     return _withdraw(
         uow.app, reads.withdrawable_session_ids(), f"reset: {reason}", reads.active_items(), f"reset: {reason}", EditedBy.USER
     )
-
-
-def retire_orphans(uow: UnitOfWork) -> tuple[UUID, ...]:
-    """Retire (by code) the items whose evidence is all in sessions that can no longer feed memory.
-
-    Only sessions that are gone for good count (deleted, pruned, disabled,
-    polluted): one that is merely being re-extracted keeps its items.
-    """
-    reads = uow.reads()
-    gone = reads.gone_session_ids()
-    if not gone:
-        return ()
-    why = "all its evidence is gone (session polluted, disabled, deleted or pruned)"
-    return _withdraw(uow.app, (), "", sole_evidence_items(reads.active_items(), gone, None), why, EditedBy.CODE).retired
 
 
 def _withdraw(

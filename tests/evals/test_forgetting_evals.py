@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
-from mnemolog.adapters import pipeline, reading
+from mnemolog.adapters import reading
 from mnemolog.domain.memory_item import MemoryItem
 from mnemolog.domain.services import forget as forgetting
 from mnemolog.domain.services import retention
@@ -26,6 +26,7 @@ from support.forgetting import (
     everything_an_agent_reads,
     start,
 )
+from support.session_pipeline import ingest_files
 from support.stores import FixedClock
 
 WAYS = ("value", "session", "pollution", "pruning", "reset", "item")
@@ -43,7 +44,7 @@ def forget_by(way: str, sc: Scenario, clock: FixedClock) -> None:
         line = {"timestamp": "2026-10-20T11:00:00.000Z", "type": "response_item",
                 "payload": {"type": "web_search_call", "status": "completed", "action": {"type": "search", "query": "staging docs"}}}
         path.write_text(path.read_text() + json.dumps(line) + "\n")
-        report = pipeline.ingest(store, [sc.folder], ALL)
+        report = ingest_files(store, [sc.folder], ALL)
         assert report.polluted >= 1
     elif way == "pruning":
         clock.advance(days=60)

@@ -31,6 +31,7 @@ from support.forgetting import ALL, SECRET, SENTENCE, clean_memory, value_memory
 from support.in_process import run_in_process
 from support.memory import git_project
 from support.scripted_models import ScriptedConsolidator, ScriptedExtractor
+from support.session_pipeline import extract_all, ingest_files
 from support.sessions import thread_id, write_rollout
 from support.stores import FixedClock, StoreFactory
 
@@ -89,8 +90,8 @@ class World:
     def round(self, stage: str) -> Any:
         """Ingest, extract, consolidate once with the model at ``stage``."""
         self.model.stage = stage
-        pipeline.ingest(self.store, [self.folder], ALL)
-        pipeline.extract(self.store, ScriptedExtractor(default=extraction), ALL)
+        ingest_files(self.store, [self.folder], ALL)
+        extract_all(self.store, ScriptedExtractor(default=extraction), ALL)
         return pipeline.run_consolidation(self.store, ScriptedConsolidator(default=self.model.plan), all_sessions=True)
 
     def cli(self, *args: str) -> tuple[int, str]:

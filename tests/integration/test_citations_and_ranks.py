@@ -6,13 +6,14 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from mnemolog.adapters import pipeline
 from mnemolog.adapters.folder_reader import disk_folder_reader
 from mnemolog.adapters.session_files import read_session
+from mnemolog.adapters.settings import eligibility_policy
 from mnemolog.domain.selection import select
 from mnemolog.domain.services.cite import cite_session_file, record_citation
 from mnemolog.projections.schema import table
 from support.memory import extracted_session, item, save
+from support.session_pipeline import ingest_files
 from support.sessions import thread_id, write_rollout
 from support.stores import FixedClock, StoreFactory
 
@@ -116,5 +117,5 @@ def test_citing_a_session_file_and_ingesting_it_count_once(store_factory: StoreF
     first = cite_session_file(store, read_session(rollout))
     assert first.citations == 1 and first.session_ids == [str(cited)]
     assert cite_session_file(store, read_session(rollout)).citations == 0  # the same file again
-    pipeline.ingest(store, [rollout], pipeline.since_policy(store.settings, None, True))
+    ingest_files(store, [rollout], eligibility_policy(store.settings, None, True))
     assert usage(store, "session_usage") == {str(cited): 1}

@@ -24,6 +24,7 @@ from mnemolog.domain.tombstone_matcher import fingerprint
 from mnemolog.projections.folder_validator import validate_folder
 from mnemolog.projections.reads import ViewReads
 from support.scripted_models import ScriptedConsolidator, ScriptedExtractor, memory
+from support.session_pipeline import extract_all, ingest_files
 from support.sessions import thread_id, write_rollout
 
 ALL = EligibilityPolicy(max_age=None)
@@ -60,8 +61,8 @@ def scripted_extractor() -> ScriptedExtractor:
 
 
 def run_pipeline(store, folder: Path, consolidator=None):
-    pipeline.ingest(store, [folder], ALL)
-    pipeline.extract(store, scripted_extractor(), ALL)
+    ingest_files(store, [folder], ALL)
+    extract_all(store, scripted_extractor(), ALL)
     return pipeline.run_consolidation(store, consolidator or HeuristicConsolidator(), all_sessions=True)
 
 

@@ -15,6 +15,7 @@ from mnemolog.projections.audit import audit_run, latest_run, list_runs
 from mnemolog.projections.explain import explain_item, find_items
 from support.forgetting import ALL, API, clean_memory
 from support.scripted_models import ScriptedConsolidator, ScriptedExtractor, handle_for
+from support.session_pipeline import extract_all, ingest_files
 from support.sessions import thread_id, write_rollout
 from support.stores import FixedClock
 
@@ -28,8 +29,8 @@ def _store(store_factory, tmp_path: Path):
     folder = tmp_path / "sessions"
     write_rollout(folder, thread_id(1), "Fix the retry test.", when="2026-10-20T10:00:00.000Z")
     write_rollout(folder, thread_id(2), "Add the export endpoint.", when="2026-10-21T10:00:00.000Z")
-    pipeline.ingest(store, [folder], ALL)
-    pipeline.extract(store, ScriptedExtractor(default=lambda t: clean_memory(int(t.meta.native_id[-2:], 16))), ALL)
+    ingest_files(store, [folder], ALL)
+    extract_all(store, ScriptedExtractor(default=lambda t: clean_memory(int(t.meta.native_id[-2:], 16))), ALL)
     return store
 
 

@@ -15,6 +15,7 @@ from mnemolog.domain.plan import ConsolidationPlan, Edit
 from mnemolog.domain.session import session_id_for
 
 from support.scripted_models import ScriptedConsolidator, ScriptedExtractor, memory
+from support.session_pipeline import extract_all, ingest_files
 from support.sessions import thread_id, write_rollout
 
 SECRET = "blue-falcon-42"
@@ -97,8 +98,8 @@ class Scenario:
 
     def round(self) -> Any:
         """Ingest, extract, consolidate once."""
-        pipeline.ingest(self.store, [self.folder], ALL)
-        pipeline.extract(self.store, self.extractor(), ALL)
+        ingest_files(self.store, [self.folder], ALL)
+        extract_all(self.store, self.extractor(), ALL)
         self.rounds += 1
         return pipeline.run_consolidation(self.store, self.consolidator(), all_sessions=True)
 

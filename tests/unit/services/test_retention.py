@@ -7,7 +7,8 @@ from uuid import UUID
 
 from mnemolog.adapters.bootstrap import Store
 from mnemolog.domain.memory_item import EditedBy, MemoryItem
-from mnemolog.domain.services.retention import prune, reset, retire_orphans
+from mnemolog.domain.services.evidence import retire_orphans
+from mnemolog.domain.services.retention import prune, reset
 from mnemolog.domain.session import Session, SessionMode
 from support.memory import extracted_session, item, save
 from support.sessions import thread_id
