@@ -137,6 +137,11 @@ def folder_scope(folder: str | Path) -> str:
     return project_scope(git_remote(str(path)) if path.is_dir() else None, str(path))
 
 
+def scope_for_cwd(cwd: str | Path | None = None) -> str:
+    """The project scope key of a working folder (default: the current one)."""
+    return folder_scope(cwd if cwd is not None else Path.cwd())
+
+
 _SCOPE_PREFIXES = ("git:", "path:")
 
 

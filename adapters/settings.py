@@ -65,7 +65,6 @@ class Settings(BaseSettings):
     max_selected: int = Field(default=256, description="Phase 2 selects at most this many extractions.")
     max_attempts: int = 3
     claim_lease_seconds: float = 900.0
-    summary_tokens: int = 2_500
     context_tokens: int = 3_000
     disable_on_external_context: bool = Field(default=False, description="Mark sessions that used web search or MCP tools as polluted.")
     tombstone_key: SecretStr | None = Field(default=None, description="Key for tombstone hashes; generated into home on first use.")

@@ -14,9 +14,11 @@ from typing import Any
 
 import typer
 from mnemolog.adapters import reading
+from mnemolog.adapters.scope import scope_for_cwd
 from mnemolog.adapters.session_files import SessionReadError
 from mnemolog.cli.context import store
 from mnemolog.cli.output import Exit, UserError, console, emit_json, errors
+from mnemolog.domain.services import read
 from rich.markup import escape
 
 JSON = typer.Option(False, "--json", help="Print JSON.")
@@ -35,7 +37,7 @@ def _scope(cwd: Path | None, project: str | None = None) -> str:
         return project
     if cwd is not None and not cwd.expanduser().is_dir():
         raise UserError(f"not a folder: {escape(str(cwd))}", Exit.USAGE)
-    return reading.scope_for_cwd(cwd)
+    return scope_for_cwd(cwd)
 
 
 def _stdin_text() -> str:
@@ -59,6 +61,8 @@ def context(
     json_out: bool = typer.Option(False, "--json", help="Print Claude Code's SessionStart hook JSON instead of plain text."),
 ) -> None:
     """What an agent receives when a session starts: how to use memory, and the memory of this project and the user."""
+    from mnemolog.cli.read_path import context_for
+
     folder = cwd
     if folder is None and hook:
         hook_folder = _hook_input().get("cwd")
@@ -67,7 +71,7 @@ def context(
             folder = None  # the session's folder is gone: read the current one
     project = _scope(folder, project_key)
     with store() as s:
-        result = reading.context_text(s, project, budget)
+        result = context_for(s, project, budget)
     if json_out:
         emit_json({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": result.text}})
     else:
@@ -89,11 +93,11 @@ def search(
     json_out: bool = JSON,
 ) -> None:
     """Full-text search over current memory of this project and the user, best first."""
-    if kind is not None and kind not in reading.KINDS:
-        raise UserError(f"unknown kind {kind!r} (expected one of {', '.join(reading.KINDS)})", Exit.USAGE)
+    if kind is not None and kind not in read.KINDS:
+        raise UserError(f"unknown kind {kind!r} (expected one of {', '.join(read.KINDS)})", Exit.USAGE)
     project = _scope(cwd, project_key)
     with store() as s:
-        hits = [reading.hit_dict(h) for h in reading.search(s, query, project, kind, limit)]
+        hits = [read.hit_dict(h) for h in read.search(s.reads(), s.matcher(), query, project, kind, limit)]
     if json_out:
         emit_json({"project": project, "query": query, "hits": hits})
         return
@@ -106,7 +110,7 @@ def search(
             f"{hit['id']}  {hit['kind']}  {hit['trust']}  {_validity(hit)}  {hit['scope']}{used}",
             highlight=False, markup=False,
         )
-        body = reading._inline(f"{hit['title']}: {hit['text']}" if hit["title"] else hit["text"])
+        body = read.one_line(f"{hit['title']}: {hit['text']}" if hit["title"] else hit["text"])
         console.print(f"    {body[:300]}", highlight=False, markup=False, soft_wrap=True)
 
 
@@ -119,7 +123,7 @@ def show(
     """One memory item with its status, trust, validity, usage and evidence."""
     project = _scope(cwd, project_key)
     with store() as s:
-        found = reading.show_item(s, item, project)
+        found = read.show(s.reads(), s.matcher(), item, project)
     if found is None:
         raise UserError(f"no item {escape(item)} in {project} (or global)", Exit.NOT_FOUND)
     data = found.as_dict()
@@ -144,7 +148,7 @@ def show(
     for e in data["evidence"]:
         out.append(f"- {e['source']} {e['native_id']}  {e['updated_at'] or ''}  cwd={e['cwd']}")
         if e["summary"]:
-            out.append("    " + reading._inline(e["summary"])[:400])
+            out.append("    " + read.one_line(e["summary"])[:400])
     sys.stdout.write("\n".join(out) + "\n")
 
 
@@ -270,7 +274,7 @@ def _forget(value: str, scope: str, json_out: bool) -> None:
 
 def mcp(cwd: Path | None = CWD) -> None:
     """Serve the read path as MCP tools over stdio (project from the client's roots, else --cwd)."""
-    from mnemolog.adapters.mcp_server import run_stdio
+    from mnemolog.cli.mcp_server import run_stdio
 
     if cwd is not None and not cwd.expanduser().is_dir():
         raise UserError(f"not a folder: {escape(str(cwd))}", Exit.USAGE)

@@ -7,26 +7,14 @@ model kept although all their evidence is gone, or that carry a forgotten value.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from uuid import UUID
 
 from mnemolog.domain.consolidation import Override
 from mnemolog.domain.plan import GLOBAL_SCOPE, ConsolidationPlan, Edit, ItemKindName
+from mnemolog.domain.reads import ItemRow
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher
 
-
-@dataclass(frozen=True)
-class CurrentItem:
-    """An active item as phase 2 sees it."""
-
-    item_id: UUID
-    kind: str
-    scope: str
-    task_group: str
-    title: str
-    text: str
-    keywords: tuple[str, ...]
-    evidence: tuple[UUID, ...]
+CurrentItem = ItemRow  # an active item as phase 2 sees it: the one item row type
 
 
 def describe_edit(edit: Edit, index: int) -> str:

@@ -10,13 +10,14 @@ from uuid import UUID
 
 from mnemolog.domain.consolidation import SelectedInput
 from mnemolog.domain.phase_two import SelectedSession
-from mnemolog.domain.plan_checks import CurrentItem
+from mnemolog.domain.plan import GLOBAL_SCOPE
 from mnemolog.domain.ports import NoteForModel
-from mnemolog.domain.reads import SessionTexts
+from mnemolog.domain.reads import EvidenceSession, ItemRow, SearchHit, SessionTexts, ViewCounts
 from mnemolog.domain.selection import Candidate
 from mnemolog.domain.tombstone_matcher import TombstoneRule
-from mnemolog.projections.folder_model import FolderItem, FolderModel, FolderSession
+from mnemolog.projections.folder_model import FolderModel, FolderSession
 from mnemolog.projections.schema import table
+from mnemolog.projections.search import search_rows
 from mnemolog.projections.view_store import MemoryView
 
 LIVE = "deleted = 0 AND pruned = 0 AND mode = 'enabled' AND extraction_status = 'extracted'"
@@ -34,23 +35,31 @@ def scope_filter(project: str | None, column: str = "scope") -> tuple[str, list[
     return f"{column} IN (?, 'global')", [project]
 
 
-def folder_item(r: dict[str, Any]) -> FolderItem:
-    """A rendered item from an items row (with use_count and last_used when joined)."""
-    return FolderItem(
-        item_id=r["id"],
+def item_row(r: dict[str, Any]) -> ItemRow:
+    """The one mapper from an items row (with ``use_count`` and ``last_used`` when joined) to an ItemRow."""
+    return ItemRow(
+        item_id=UUID(r["id"]),
         kind=r["kind"],
         scope=r["scope"],
-        task_group=r["task_group"],
-        title=r["title"],
-        text=r["text"],
-        keywords=tuple(json.loads(r["keywords"])),
-        evidence=tuple(json.loads(r["evidence"])),
+        task_group=r["task_group"] or "",
+        title=r["title"] or "",
+        text=r["text"] or "",
+        keywords=tuple(json.loads(r["keywords"] or "[]")),
+        evidence=tuple(UUID(e) for e in json.loads(r["evidence"] or "[]")),
         trust=r["trust"],
+        status=r["status"],
         valid_from=when(r["valid_from"]),
-        updated_at=when(r["updated_at"]) or when(r["created_at"]),  # type: ignore[arg-type]
-        usage_count=int(r.get("use_count") or 0),
+        valid_to=when(r["valid_to"]),
+        created_at=when(r["created_at"]),
+        updated_at=when(r["updated_at"]),
+        revision=int(r["revision"] or 1),
+        use_count=int(r.get("use_count") or 0),
         last_used=when(r.get("last_used")),
     )
+
+
+_WITH_USAGE = f"SELECT i.*, u.use_count, u.last_used FROM {table('items')} i LEFT JOIN {table('item_usage')} u ON u.item_id = i.id"
+_TRUST_ORDER = "CASE i.trust WHEN 'accepted' THEN 0 WHEN 'proposed' THEN 1 ELSE 2 END"
 
 
 class ViewReads:
@@ -126,23 +135,11 @@ class ViewReads:
         """Sessions that may be evidence."""
         return frozenset(UUID(r["id"]) for r in self.query(f"SELECT id FROM {table('sessions')} WHERE {LIVE}"))
 
-    def active_items(self, project: str | None = None) -> list[CurrentItem]:
+    def active_items(self, project: str | None = None) -> list[ItemRow]:
         """Current memory (optionally for one project plus global)."""
         cond, params = scope_filter(project)
         rows = self.query(f"SELECT * FROM {table('items')} WHERE status = 'active' AND {cond} ORDER BY id", params)
-        return [
-            CurrentItem(
-                item_id=UUID(r["id"]),
-                kind=r["kind"],
-                scope=r["scope"],
-                task_group=r["task_group"],
-                title=r["title"],
-                text=r["text"],
-                keywords=tuple(json.loads(r["keywords"])),
-                evidence=tuple(UUID(e) for e in json.loads(r["evidence"])),
-            )
-            for r in rows
-        ]
+        return [item_row(r) for r in rows]
 
     def last_completed_selection(self) -> tuple[SelectedInput, ...]:
         """The selection of the last completed consolidation."""
@@ -189,13 +186,62 @@ class ViewReads:
         rows = self.query(f"SELECT id FROM {table('sessions')} WHERE id = ? OR native_id = ?", [reference, reference])
         return UUID(rows[0]["id"]) if len(rows) == 1 else None
 
-    # items --------------------------------------------------------------------
+    # items (the read path) -----------------------------------------------------
     def known_item_ids(self, ids: Sequence[str]) -> set[str]:
         """Which of these item ids exist."""
         if not ids:
             return set()
         marks = ", ".join("?" for _ in ids)
         return {r["id"] for r in self.query(f"SELECT id FROM {table('items')} WHERE id IN ({marks})", list(ids))}
+
+    def context_items(self, project: str, offset: int, limit: int) -> list[ItemRow]:
+        """Current, not rejected items of ``project`` and global: accepted, proposed, doubted; most used, newest first."""
+        rows = self.query(
+            f"{_WITH_USAGE} WHERE i.status = 'active' AND i.trust <> 'rejected' AND i.scope IN (?, ?) "
+            f"ORDER BY {_TRUST_ORDER}, COALESCE(u.use_count, 0) DESC, i.updated_at DESC, i.id LIMIT ? OFFSET ?",
+            [project, GLOBAL_SCOPE, limit, offset],
+        )
+        return [item_row(r) for r in rows]
+
+    def item(self, item_id: UUID, project: str) -> ItemRow | None:
+        """One item of ``project`` or global, whatever its status."""
+        rows = self.query(f"{_WITH_USAGE} WHERE i.id = ? AND i.scope IN (?, ?)", [str(item_id), project, GLOBAL_SCOPE])
+        return item_row(rows[0]) if rows else None
+
+    def evidence_of(self, item_id: UUID) -> list[EvidenceSession]:
+        """The recorded sessions an item names as evidence, oldest first."""
+        rows = self.query(
+            f"SELECT s.id, s.source, s.native_id, s.cwd, s.scope, s.updated_at, s.rollout_summary "
+            f"FROM {table('item_evidence')} e JOIN {table('sessions')} s ON s.id = e.session_id "
+            f"WHERE e.item_id = ? ORDER BY s.updated_at, s.id",
+            [str(item_id)],
+        )
+        return [
+            EvidenceSession(
+                UUID(r["id"]), r["source"], r["native_id"], r["cwd"] or "", r["scope"], when(r["updated_at"]), r["rollout_summary"] or ""
+            )
+            for r in rows
+        ]
+
+    def search(self, query: str, project: str | None, kind: str | None, limit: int) -> list[SearchHit]:
+        """Current items of ``project`` and global matching the words of ``query``, best first."""
+        rows = search_rows(self.view, query, project, kind, limit)
+        return [SearchHit(item_row(r), round(float(r["score"] or 0.0), 6)) for r in rows]
+
+    def counts(self) -> ViewCounts:
+        """How much the views hold."""
+
+        def count(name: str, where: str = "1 = 1") -> int:
+            return int(self.query(f"SELECT COUNT(*) AS n FROM {table(name)} WHERE {where}")[0]["n"])
+
+        return ViewCounts(
+            sessions=count("sessions"),
+            items=count("items"),
+            active_items=count("items", "status = 'active'"),
+            consolidations=count("consolidations"),
+            tombstones=count("tombstones"),
+            notes=count("notes"),
+        )
 
     # notes --------------------------------------------------------------------
     def note_ids(self) -> list[UUID]:
@@ -207,18 +253,12 @@ class ViewReads:
         """Completed runs that stored a user profile (forgetting scrubs them)."""
         rows = self.query(f"SELECT id FROM {table('consolidations')} WHERE user_profile <> '' ORDER BY id")
         return [UUID(r["id"]) for r in rows]
-
     # rendering ----------------------------------------------------------------
     def folder_model(self, project: str | None = None) -> FolderModel:
         """Everything the Markdown folder renders, read from the tables."""
         cond, params = scope_filter(project, "i.scope")
-        item_rows = self.query(
-            f"SELECT i.*, u.use_count, u.last_used FROM {table('items')} i "
-            f"LEFT JOIN {table('item_usage')} u ON u.item_id = i.id "
-            f"WHERE i.status = 'active' AND {cond} ORDER BY i.id",
-            params,
-        )
-        items = tuple(folder_item(r) for r in item_rows)
+        item_rows = self.query(f"{_WITH_USAGE} WHERE i.status = 'active' AND {cond} ORDER BY i.id", params)
+        items = tuple(item_row(r) for r in item_rows)
         session_cond = "1 = 1" if project is None else "scope = ?"
         session_rows = self.query(
             f"SELECT * FROM {table('sessions')} WHERE {LIVE} AND {session_cond} ORDER BY native_id",

@@ -16,6 +16,7 @@ from mnemolog.adapters import reading
 from mnemolog.domain.memory_item import MemoryItem
 from mnemolog.domain.services import forget as forgetting
 from mnemolog.domain.services import retention
+from mnemolog.domain.services.read import hit_dict, memory_file
 from mnemolog.projections.log_reader import log_events
 from support.forgetting import (
     ALL,
@@ -26,6 +27,7 @@ from support.forgetting import (
     everything_an_agent_reads,
     start,
 )
+from support.reads import context_for, memory_folder, search, show
 from support.session_pipeline import ingest_files
 from support.stores import FixedClock
 
@@ -78,18 +80,19 @@ def assert_absent(sc: Scenario) -> None:
     for where, text in everything_an_agent_reads(store).items():
         assert SECRET not in text, f"the forgotten value is in {where}"
         assert "falcon" not in text.lower(), f"part of the forgotten value is in {where}"
-    context = reading.context_text(store, API)
+    context = context_for(store, API)
     assert "falcon" not in context.text.lower()
     for query in ("falcon", "deploy staging", "blue", "staging"):
-        hits = reading.search(store, query, API)
-        assert "falcon" not in json.dumps([reading.hit_dict(h) for h in hits]).lower()
+        hits = search(store, query, API)
+        assert "falcon" not in json.dumps([hit_dict(h) for h in hits]).lower()
     item_ids = {str(e.originator_id) for _, e in log_events(store.app) if isinstance(e, MemoryItem.Added)}
     for item_id in item_ids:
-        shown = reading.show_item(store, item_id, API)
+        shown = show(store, item_id, API)
         if shown is not None:
             assert "falcon" not in json.dumps(shown.as_dict(), default=str).lower()
-    for name in reading.folder_index(store, API):
-        assert "falcon" not in (reading.read_folder_file(store, API, name) or "").lower()
+    files = memory_folder(store, API)
+    for name in files:
+        assert "falcon" not in (memory_file(files, name) or "").lower()
 
 
 @pytest.mark.parametrize("way", WAYS)

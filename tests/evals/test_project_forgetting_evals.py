@@ -20,9 +20,10 @@ from uuid import UUID
 
 import anyio
 from mcp.client import Client
-from mnemolog.adapters import pipeline, reading
+from mnemolog.adapters import pipeline
 from mnemolog.adapters.bootstrap import Store
-from mnemolog.adapters.mcp_server import build_server
+from mnemolog.adapters.scope import scope_for_cwd
+from mnemolog.cli.mcp_server import build_server
 from mnemolog.domain.memory_item import MemoryItem
 from mnemolog.domain.plan import ConsolidationPlan, Edit
 from mnemolog.domain.session import session_id_for
@@ -30,6 +31,7 @@ from mnemolog.projections.log_reader import log_events
 from support.forgetting import ALL, SECRET, SENTENCE, clean_memory, value_memory
 from support.in_process import run_in_process
 from support.memory import git_project
+from support.reads import memory_folder
 from support.scripted_models import ScriptedConsolidator, ScriptedExtractor
 from support.session_pipeline import extract_all, ingest_files
 from support.sessions import thread_id, write_rollout
@@ -148,7 +150,7 @@ def rendered(world: World, project: str | None, name: str) -> dict[str, str]:
 def mcp_answers(world: World, project_folder: Path) -> list[tuple[str, str]]:
     """Every MCP tool that reads, asked by an agent working in ``project_folder``: (the call, its answer as text)."""
     server, _ = build_server(lambda: world.store, str(project_folder))
-    project = reading.scope_for_cwd(project_folder)
+    project = scope_for_cwd(project_folder)
     answers: list[tuple[str, str]] = []
 
     async def ask() -> None:
@@ -156,7 +158,7 @@ def mcp_answers(world: World, project_folder: Path) -> list[tuple[str, str]]:
             calls: list[tuple[str, dict[str, Any]]] = [("get_memory_context", {})]
             calls += [("search_memory", {"query": q, "limit": 50}) for q in QUERIES]
             calls += [("read_memory_item", {"item_id": i}) for i in world.item_ids()]
-            calls += [("read_memory_file", {"path": p}) for p in reading.folder_index(world.store, project)]
+            calls += [("read_memory_file", {"path": p}) for p in sorted(memory_folder(world.store, project))]
             for name, arguments in calls:
                 result = await client.call_tool(name, arguments)
                 answers.append((f"{name} {arguments}", " ".join(getattr(c, "text", "") for c in result.content)))

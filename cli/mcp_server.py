@@ -20,8 +20,11 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mnemolog.adapters import reading
 from mnemolog.adapters.bootstrap import Store, unit_of_work
+from mnemolog.adapters.scope import scope_for_cwd
 from mnemolog.adapters.settings import load_settings
+from mnemolog.cli.read_path import context_for, memory_folder
 from mnemolog.domain.services import cite
+from mnemolog.domain.services.read import folder_index, hit_dict, memory_file, search, show
 
 SERVER_NAME = "mnemolog"
 ROOTS_TIMEOUT = 5.0
@@ -52,7 +55,7 @@ class ProjectResolver:
     def scope_of(self, folder: str) -> str:
         """The scope key of a folder (cached: it runs git)."""
         if folder not in self._scopes:
-            self._scopes[folder] = reading.scope_for_cwd(folder)
+            self._scopes[folder] = scope_for_cwd(folder)
         return self._scopes[folder]
 
     async def project(self, ctx: Context[Any, Any] | None) -> str:
@@ -87,7 +90,12 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
     def store() -> Store:
         if not opened:
             opened.append(open_store())
+        # A long-lived server: each call reads what other processes (ingest, run, forget) wrote since the last.
+        opened[0].catch_up()
         return opened[0]
+
+    def folder_file(project: str, path: str) -> str | None:
+        return memory_file(memory_folder(store(), project), path)
 
     def close() -> None:
         for s in opened:
@@ -98,8 +106,7 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
     async def get_memory_context(ctx: Context[Any, Any]) -> str:
         """The memory summary for this project and the user, with how to use it (what a session gets at start)."""
         project = await resolver.project(ctx)
-        text: str = reading.context_text(store(), project).text
-        return text
+        return context_for(store(), project).text
 
     @server.tool()
     async def search_memory(query: str, ctx: Context[Any, Any], kind: str | None = None, limit: int = 10) -> dict[str, Any]:
@@ -109,21 +116,22 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
         kind, trust (accepted, proposed, doubted) and validity.
         """
         project = await resolver.project(ctx)
+        s = store()
         try:
-            hits = reading.search(store(), query, project, kind, max(1, min(limit, 50)))
+            hits = search(s.reads(), s.matcher(), query, project, kind, max(1, min(limit, 50)))
         except ValueError as error:  # an unknown kind
             raise ToolError(str(error)) from error
-        return {"project": project, "hits": [reading.hit_dict(h) for h in hits]}
+        return {"project": project, "hits": [hit_dict(h) for h in hits]}
 
     @server.tool()
     async def read_memory_item(item_id: str, ctx: Context[Any, Any]) -> dict[str, Any]:
         """One memory item with its status, trust, validity, usage and evidence sessions."""
         project = await resolver.project(ctx)
-        item = reading.show_item(store(), item_id, project)
+        s = store()
+        item = show(s.reads(), s.matcher(), item_id, project)
         if item is None:
             raise ToolError(f"no memory item {item_id} in this project")
-        shown: dict[str, Any] = item.as_dict()
-        return shown
+        return item.as_dict()
 
     @server.tool()
     async def read_memory_file(
@@ -132,10 +140,10 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
         """A file of this project's memory folder (memory_summary.md, MEMORY.md, raw_memories.md,
         rollout_summaries/<file>.md), whole or lines start_line..end_line (numbered, for citations)."""
         project = await resolver.project(ctx)
-        text: str | None = reading.read_folder_file(store(), project, path, start_line, end_line)
+        files = memory_folder(store(), project)
+        text = memory_file(files, path, start_line, end_line)
         if text is None:
-            files = ", ".join(reading.folder_index(store(), project))
-            raise ToolError(f"no memory file {path!r}; the folder holds: {files}")
+            raise ToolError(f"no memory file {path!r}; the folder holds: {', '.join(folder_index(files))}")
         return text
 
     @server.tool()
@@ -162,7 +170,7 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
         s = store()
 
         def read(rel: str) -> str | None:
-            found: str | None = reading.read_folder_file(s, project, rel)
+            found: str | None = folder_file(project, rel)
             return found
 
         report = cite.record_citation(unit_of_work(s), text, "mcp", read_file=read)
