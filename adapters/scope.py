@@ -7,6 +7,7 @@ import re
 import subprocess
 from pathlib import Path, PurePosixPath
 
+from mnemolog.domain.plan import GLOBAL_SCOPE
 from mnemolog.domain.transcript import Transcript
 
 _SCP_LIKE = re.compile(r"^(?:(?P<user>[^@/\s]+)@)?(?P<host>[^:/\s]+):(?P<path>(?!//).*)$")
@@ -139,3 +140,15 @@ def folder_scope(folder: str | Path) -> str:
 def scope_for_cwd(cwd: str | Path | None = None) -> str:
     """The project scope key of a working folder (default: the current one)."""
     return folder_scope(cwd if cwd is not None else Path.cwd())
+
+
+_SCOPE_PREFIXES = ("git:", "path:")
+
+
+def resolve_scope(project: str | None, global_: bool = False) -> str:
+    """The scope a tombstone is placed in: a scope key as given, a directory's project scope, or global (the default)."""
+    if global_ or not project:
+        return GLOBAL_SCOPE
+    if project == GLOBAL_SCOPE or project.startswith(_SCOPE_PREFIXES):
+        return project
+    return folder_scope(project)

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from mnemolog.adapters import reading
 from mnemolog.adapters.scope import scope_for_cwd
 from mnemolog.adapters.session_files import SessionReadError
 from mnemolog.cli.context import store
@@ -160,8 +159,14 @@ def cite(
     json_out: bool = JSON,
 ) -> None:
     """Record that an agent used memory: Codex citation blocks and [item:<id>] markers in its output."""
+    from mnemolog.adapters.bootstrap import unit_of_work
+    from mnemolog.adapters.folder_reader import disk_folder_reader
+    from mnemolog.adapters.session_files import read_session
+    from mnemolog.domain.services import cite as citing
+
     with store() as s:
-        folder = reading.disk_folder_reader(s.settings.folder) if s.settings.folder.is_dir() else None
+        uow = unit_of_work(s)
+        folder = disk_folder_reader(s.settings.folder) if s.settings.folder.is_dir() else None
         if hook:
             path = _hook_input().get("transcript_path")
             if not isinstance(path, str) or not path:
@@ -169,9 +174,10 @@ def cite(
             session = Path(path)
         if session is not None:
             try:
-                report = reading.cite_session_file(s, session, folder)
+                transcript = read_session(session)
             except SessionReadError as error:
                 raise UserError(str(error)) from error
+            report = citing.cite_session_file(uow, transcript, folder)
         else:
             if file is not None:
                 try:
@@ -180,7 +186,7 @@ def cite(
                     raise UserError(f"cannot read {file}: {error}") from error
             else:
                 text = _stdin_text()
-            report = reading.record_citation(s, text, "cli", citing_session=citing_session, read_file=folder)
+            report = citing.record_citation(uow, text, "cli", citing_session=citing_session, read_file=folder)
     if json_out:
         emit_json(report.as_dict())
     elif report.citations:
@@ -279,7 +285,7 @@ def _withdraw(reference: str, reason: str | None, json_out: bool) -> None:
 
 
 def _forget(value: str, scope: str, json_out: bool) -> None:
-    from mnemolog.adapters.forgetting import forget_value
+    from mnemolog.domain.services.forget import forget_value
 
     with store() as s:
         try:

@@ -186,16 +186,18 @@ class ViewReads:
         )
         return (row[0]["user_profile"] or "") if row else ""
 
-    # items (the read path) -----------------------------------------------------
+    # sessions (forget, reset) -------------------------------------------------
     def withdrawable_session_ids(self) -> list[UUID]:
         """Sessions neither pruned nor deleted (what a reset withdraws)."""
-        rows = self.query(f"SELECT id FROM {table('sessions')} WHERE deleted = 0 AND pruned = 0 ORDER BY id")
+        rows = self.query(f"SELECT id FROM {table('sessions')} WHERE pruned = 0 AND deleted = 0 ORDER BY id")
         return [UUID(r["id"]) for r in rows]
 
     def session_texts(self) -> list[SessionTexts]:
         """Every session's stored texts (first message, rollout summary and slug, raw memory)."""
+        rows = self.query(
+            f"SELECT id, scope, first_user_message, rollout_summary, rollout_slug, raw_memory FROM {table('sessions')} ORDER BY id"
+        )
         columns = ("first_user_message", "rollout_summary", "rollout_slug", "raw_memory")
-        rows = self.query(f"SELECT id, scope, {', '.join(columns)} FROM {table('sessions')} ORDER BY id")
         return [SessionTexts(UUID(r["id"]), r["scope"], tuple(r[c] for c in columns if r[c])) for r in rows]
 
     def resolve_session(self, reference: str) -> UUID | None:
@@ -203,6 +205,7 @@ class ViewReads:
         rows = self.query(f"SELECT id FROM {table('sessions')} WHERE id = ? OR native_id = ?", [reference, reference])
         return UUID(rows[0]["id"]) if len(rows) == 1 else None
 
+    # items (the read path) -----------------------------------------------------
     def known_item_ids(self, ids: Sequence[str]) -> set[str]:
         """Which of these item ids exist."""
         if not ids:

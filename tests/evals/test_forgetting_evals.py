@@ -12,9 +12,10 @@ import json
 from pathlib import Path
 
 import pytest
-from mnemolog.adapters import forgetting
 from mnemolog.adapters.redaction import SecretRedactor
 from mnemolog.domain.memory_item import MemoryItem
+from mnemolog.domain.services import forget as forgetting
+from mnemolog.domain.services import retention
 from mnemolog.domain.services.notes import add_note
 from mnemolog.domain.services.read import hit_dict, memory_file
 from mnemolog.projections.log_reader import log_events
@@ -50,10 +51,10 @@ def forget_by(way: str, sc: Scenario, clock: FixedClock) -> None:
         assert report.polluted >= 1
     elif way == "pruning":
         clock.advance(days=60)
-        result = forgetting.prune(store)
+        result = retention.prune(store)
         assert sc.source in result.sessions
     elif way == "reset":
-        forgetting.reset(store)
+        retention.reset(store)
     elif way == "item":
         forgetting.forget_item(store, sc.value_items()[0])
     else:  # pragma: no cover

@@ -23,7 +23,7 @@ from mnemolog.adapters.bootstrap import Store
 from mnemolog.adapters.scope import scope_for_cwd
 from mnemolog.cli.mcp_server import build_server
 from mnemolog.domain.memory_item import Trust
-from mnemolog.domain.reading import record_citation
+from mnemolog.domain.services.cite import save_citation
 from mnemolog.domain.services.read import KINDS, hit_dict, memory_file
 from support.cli import run_cli
 from support.memory import extracted_session, git_project, item, save
@@ -66,7 +66,7 @@ def world(store_factory: StoreFactory, tmp_path: Path) -> dict[str, Any]:
     )
     g_ids = save(store, item("global", "The user wants tests run before pushing.", kind="preference", evidence=(a_session, b_session)))
     for _ in range(3):
-        record_citation(store.app, item_ids=[UUID(i) for i in b_ids], session_ids=[b_session], cited_at=DAY, source="cli")
+        save_citation(store, item_ids=[UUID(i) for i in b_ids], session_ids=[b_session], cited_at=DAY, source="cli")
     store.catch_up()
     api = git_project(tmp_path / "work" / "api", "git@github.com:acme/api.git")
     assert scope_for_cwd(api) == A

@@ -16,7 +16,7 @@ import pytest
 from mnemolog.adapters.bootstrap import Store
 from mnemolog.adapters.tokens import count_tokens
 from mnemolog.domain.memory_item import Trust
-from mnemolog.domain.reading import record_citation
+from mnemolog.domain.services.cite import save_citation
 from support.memory import item, save
 from support.reads import context_for
 from support.stores import FixedClock, StoreFactory
@@ -64,7 +64,7 @@ def test_ten_thousand_items_fit_the_budget_with_accepted_and_used_first(big_stor
         big_store.app.save_all(chosen)
     for uses, item_id in enumerate(used, start=1):
         for _ in range(uses):
-            record_citation(big_store.app, item_ids=[UUID(item_id)], session_ids=[], cited_at=datetime(2026, 11, 1, tzinfo=UTC), source="cli")
+            save_citation(big_store, item_ids=[UUID(item_id)], session_ids=[], cited_at=datetime(2026, 11, 1, tzinfo=UTC), source="cli")
     big_store.catch_up()
 
     context = context_for(big_store, A)

@@ -6,9 +6,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from uuid import UUID
 
-from mnemolog.adapters import forgetting
 from mnemolog.domain.citation import Citation
 from mnemolog.domain.plan import ConsolidationPlan, Edit
+from mnemolog.domain.services import forget as forgetting
 from mnemolog.domain.session import Session, session_id_for
 from mnemolog.projections.audit import audit_run, latest_run, list_runs
 from mnemolog.projections.explain import explain_item, find_items

@@ -6,8 +6,8 @@ from datetime import UTC, datetime
 from uuid import UUID
 
 import pytest
-from mnemolog.adapters.forgetting import forget_value
 from mnemolog.domain.memory_item import Trust
+from mnemolog.domain.services.forget import forget_value
 from mnemolog.domain.services.read import hit_dict
 from support.memory import item, save
 from support.reads import search, search_ids
