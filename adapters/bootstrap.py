@@ -74,7 +74,7 @@ class Store:
     def reads(self) -> ViewReads:
         """The views, caught up with everything this process wrote: the one read-your-writes wait."""
         if self._seen < self.app.last_written:
-            self.catch_up()
+            self.catch_up()  # read-your-writes: the views reach what this process wrote
         return self._reads
 
     def matcher(self) -> TombstoneMatcher:
@@ -106,7 +106,7 @@ class Store:
                     runner.run_forever(timeout=interval)  # re-raises an error of the runner's thread
             return
         while not stop.is_set():
-            self.catch_up()
+            self.catch_up()  # SQLite cannot be subscribed to: poll
             if deadline is not None and time.monotonic() >= deadline:
                 return
             stop.wait(interval)

@@ -89,8 +89,7 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
     def store() -> Store:
         if not opened:
             opened.append(open_store())
-        # A long-lived server: each call reads what other processes (ingest, run, forget) wrote since the last.
-        opened[0].catch_up()
+        opened[0].catch_up()  # a long-lived server: each call reads what other processes wrote since the last
         return opened[0]
 
     def folder_file(project: str, path: str) -> str | None:
