@@ -12,14 +12,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import psycopg
 from eventsourcing.projection import ProjectionRunner
 from mnemolog.adapters.settings import Settings, load_settings
 from mnemolog.domain.application import MnemologApp
 from mnemolog.domain.ports import Redactor, ScopeLookup, SessionSource
-from mnemolog.domain.services.unit_of_work import UnitOfWork
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher
 from mnemolog.projections.reads import ViewReads
 from mnemolog.projections.view_store import (
@@ -154,16 +153,6 @@ class Store:
     def close(self) -> None:
         """Release connections."""
         self.app.close()
-
-
-def unit_of_work(store: Store) -> UnitOfWork:
-    """``store`` as the unit of work the services take.
-
-    A cast for the type checker only: ``ViewReads`` does not implement every
-    ``MemoryReads`` method with its final row types yet, though it has every
-    method these services call.
-    """
-    return cast(UnitOfWork, store)
 
 
 def postgres_params(url: str) -> dict[str, Any]:

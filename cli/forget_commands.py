@@ -7,7 +7,6 @@ from datetime import timedelta
 from uuid import UUID
 
 import typer
-from mnemolog.adapters.bootstrap import unit_of_work
 from mnemolog.adapters.scope import resolve_scope
 from mnemolog.cli.context import store
 from mnemolog.cli.output import Exit, UserError, console, emit_json
@@ -42,7 +41,7 @@ def forget(
     if project and global_:
         raise UserError("--project and --global exclude each other", Exit.USAGE)
     with store() as s:
-        uow = unit_of_work(s)
+        uow = s
         if session:
             try:
                 done = forgetting.forget_session(uow, session.strip())
@@ -87,7 +86,7 @@ def lift(
     tid = _uuid(tombstone, "tombstone")
     with store() as s:
         try:
-            result = forgetting.lift(unit_of_work(s), tid, reason)
+            result = forgetting.lift(s, tid, reason)
         except forgetting.NotFound as error:
             raise UserError(str(error), Exit.NOT_FOUND) from error
     if json_out:
@@ -103,7 +102,7 @@ def prune(
     """The retention sweep: prune stale, unselected extractions; retire items left without evidence."""
     with store() as s:
         window = timedelta(days=s.settings.retention_days if days is None else days)
-        result = retention.prune(unit_of_work(s), retention=window, limit=s.settings.max_selected)
+        result = retention.prune(s, retention=window, limit=s.settings.max_selected)
     if json_out:
         emit_json(result.as_dict())
     else:
@@ -118,7 +117,7 @@ def reset(
     if not yes and not typer.confirm("Withdraw all memory (every extraction and every item)?", default=False):
         raise UserError("reset cancelled")
     with store() as s:
-        result = retention.reset(unit_of_work(s))
+        result = retention.reset(s)
     if json_out:
         emit_json(result.as_dict())
     else:

@@ -18,7 +18,7 @@ from urllib.parse import unquote, urlparse
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mnemolog.adapters.bootstrap import Store, unit_of_work
+from mnemolog.adapters.bootstrap import Store
 from mnemolog.adapters.scope import scope_for_cwd
 from mnemolog.adapters.settings import load_settings
 from mnemolog.cli.read_path import context_for, memory_folder
@@ -174,7 +174,7 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
             found: str | None = folder_file(project, rel)
             return found
 
-        report = cite.record_citation(unit_of_work(s), text, "mcp", read_file=read)
+        report = cite.record_citation(s, text, "mcp", read_file=read)
         if not report.citations:
             raise ToolError("no citation found: give item ids as [item:<id>] or a <oai-mem-citation> block")
         recorded: dict[str, Any] = report.as_dict()

@@ -8,7 +8,7 @@ from typing import Any
 
 import typer
 from mnemolog.adapters import bootstrap
-from mnemolog.adapters.bootstrap import Store, unit_of_work
+from mnemolog.adapters.bootstrap import Store
 from mnemolog.adapters.models import OFFLINE, make_consolidator, make_extractor, model_choice
 from mnemolog.adapters.scope import project_scope
 from mnemolog.adapters.settings import claim_policy, eligibility_policy
@@ -42,7 +42,7 @@ def _ingest(s: Store, paths: list[Path], since: str | None, all_: bool, quiet: b
         )
     with progress_bar("ingest", enabled=not quiet) as bar:
         return ingest_service.ingest(
-            unit_of_work(s),
+            s,
             bootstrap.session_source(),
             roots,
             policy,
@@ -88,7 +88,7 @@ def _extract(s: Store, model: str | None, limit: int | None, workers: int | None
     policy = eligibility_policy(s.settings, parse_since(since, s.clock()), all_)
     with progress_bar("extract", enabled=not quiet) as bar:
         report = extract_service.extract(
-            unit_of_work(s),
+            s,
             extractor,
             bootstrap.redactor(),
             policy,

@@ -159,13 +159,12 @@ def cite(
     json_out: bool = JSON,
 ) -> None:
     """Record that an agent used memory: Codex citation blocks and [item:<id>] markers in its output."""
-    from mnemolog.adapters.bootstrap import unit_of_work
     from mnemolog.adapters.folder_reader import disk_folder_reader
     from mnemolog.adapters.session_files import read_session
     from mnemolog.domain.services import cite as citing
 
     with store() as s:
-        uow = unit_of_work(s)
+        uow = s
         folder = disk_folder_reader(s.settings.folder) if s.settings.folder.is_dir() else None
         if hook:
             path = _hook_input().get("transcript_path")

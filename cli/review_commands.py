@@ -6,7 +6,6 @@ import getpass
 from uuid import UUID
 
 import typer
-from mnemolog.adapters.bootstrap import unit_of_work
 from mnemolog.cli.context import store
 from mnemolog.cli.output import Exit, UserError, console, emit_json
 from mnemolog.domain.memory_item import Trust
@@ -33,7 +32,7 @@ def review(
         raise UserError(f"not an item id: {raw[:40]!r}", Exit.USAGE) from error
     with store() as s:
         try:
-            result = reviewing.review(unit_of_work(s), item_id, chosen[0], by or getpass.getuser(), note)
+            result = reviewing.review(s, item_id, chosen[0], by or getpass.getuser(), note)
         except reviewing.ItemNotFound as error:
             raise UserError(str(error), Exit.NOT_FOUND) from error
     if json_out:

@@ -262,3 +262,25 @@ def test_a_global_tombstone_reaches_every_project(store_factory: StoreFactory, d
     for name, text in {**folder, **rendered(world, None, "shared")}.items():
         assert "falcon" not in text.lower(), name
     assert_withheld_from_p(world)
+
+
+def test_a_global_note_carrying_a_project_forgotten_value_runs_offline_and_stays_out_of_that_project(
+    store_factory: StoreFactory, database_url: str | None, tmp_path: Path
+) -> None:
+    """The user's own path: forget in P, then a global note with the value, then `run --all` on the offline models."""
+    world = make_world(store_factory, database_url, tmp_path)
+    forget_in(world, "--project", P)
+
+    code, out = world.cli("note", f"For all my projects: {SENTENCE} before a release.", "--scope", "global", "--json")
+    assert code == 0, out
+    code, out = world.cli("run", str(world.folder), "--all", "--json")  # no API key: the offline models
+    assert code == 0, out
+    ran = json.loads(out)
+    assert ran["consolidate"]["status"] == "completed" and ran["consolidate"]["items"]["added"] >= 1, ran["consolidate"]
+
+    (noted,) = [i for i in world.active("global") if "before a release" in i.text]
+    assert_withheld_from_p(world)
+    context, found, folder = q_reads(world)  # Q reads the note's global item, value and all
+    assert str(noted.item_id) in context and SECRET in context
+    assert str(noted.item_id) in [h["id"] for h in json.loads(found)["hits"]]
+    assert "before a release" in folder["MEMORY.md"]

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from mnemolog.adapters.bootstrap import Store, redactor, scope_lookup, session_source, unit_of_work
+from mnemolog.adapters.bootstrap import Store, redactor, scope_lookup, session_source
 from mnemolog.adapters.settings import claim_policy
 from mnemolog.domain.eligibility import EligibilityPolicy
 from mnemolog.domain.ports import Extractor
@@ -19,7 +19,7 @@ ALL = EligibilityPolicy(max_age=None)
 def ingest_files(store: Store, paths: Sequence[Path], policy: EligibilityPolicy = ALL) -> IngestReport:
     """Ingest the session files under ``paths``."""
     return ingest(
-        unit_of_work(store),
+        store,
         session_source(),
         paths,
         policy,
@@ -31,4 +31,4 @@ def ingest_files(store: Store, paths: Sequence[Path], policy: EligibilityPolicy 
 
 def extract_all(store: Store, extractor: Extractor, policy: EligibilityPolicy = ALL, **options: Any) -> ExtractReport:
     """Run phase 1 over every pending session (``options``: limit, workers)."""
-    return extract(unit_of_work(store), extractor, redactor(), policy, claims=claim_policy(store.settings), **options)
+    return extract(store, extractor, redactor(), policy, claims=claim_policy(store.settings), **options)
