@@ -83,7 +83,7 @@ _TRUST_ORDER = "CASE i.trust WHEN 'accepted' THEN 0 WHEN 'proposed' THEN 1 ELSE 
 
 
 class ViewReads:
-    """Queries the CLI and the use cases need; each opens a short read transaction."""
+    """The read port (``domain.reads.MemoryReads``) over the view tables; each query is one short read transaction."""
 
     def __init__(self, view: MemoryView) -> None:
         self.view = view
@@ -93,7 +93,17 @@ class ViewReads:
         with self.view.reading() as sql:
             return sql.rows(statement, params)
 
-    # phase 1 -----------------------------------------------------------------
+    # sessions -----------------------------------------------------------------
+    def known_files(self) -> dict[str, str]:
+        """Content hash by file path of every session not deleted (ingest skips unchanged bytes)."""
+        rows = self.query(f"SELECT path, content_hash FROM {table('sessions')} WHERE deleted = 0")
+        return {r["path"]: r["content_hash"] for r in rows}
+
+    def sessions_to_reassess(self) -> list[UUID]:
+        """Sessions whose eligibility may change with time (not yet eligible, not deleted)."""
+        rows = self.query(f"SELECT id FROM {table('sessions')} WHERE deleted = 0 AND (eligible = 0 OR eligible IS NULL) ORDER BY id")
+        return [UUID(r["id"]) for r in rows]
+
     def sessions_to_extract(self, now: datetime, limit: int | None = None) -> list[UUID]:
         """Eligible, enabled sessions whose current content has no answer yet and may be tried now."""
         rows = self.query(
@@ -105,23 +115,6 @@ class ViewReads:
         ids = [UUID(r["id"]) for r in rows]
         return ids[:limit] if limit is not None else ids
 
-    def sessions_to_reassess(self) -> list[UUID]:
-        """Sessions whose eligibility may change with time (not yet eligible, not deleted)."""
-        rows = self.query(f"SELECT id FROM {table('sessions')} WHERE deleted = 0 AND (eligible = 0 OR eligible IS NULL) ORDER BY id")
-        return [UUID(r["id"]) for r in rows]
-
-    # sessions (ingest) ---------------------------------------------------------
-    def known_files(self) -> dict[str, str]:
-        """Content hash by file path of every session not deleted (ingest skips unchanged bytes)."""
-        rows = self.query(f"SELECT path, content_hash FROM {table('sessions')} WHERE deleted = 0")
-        return {r["path"]: r["content_hash"] for r in rows}
-
-    def gone_session_ids(self) -> frozenset[UUID]:
-        """Sessions that can no longer feed memory (deleted, pruned, disabled, polluted)."""
-        rows = self.query(f"SELECT id FROM {table('sessions')} WHERE deleted = 1 OR pruned = 1 OR mode <> 'enabled'")
-        return frozenset(UUID(r["id"]) for r in rows)
-
-    # phase 2 -----------------------------------------------------------------
     def candidates(self) -> list[Candidate]:
         """Sessions with a current extraction, with their usage ranks."""
         rows = self.query(
@@ -155,38 +148,11 @@ class ViewReads:
         """Sessions that may be evidence."""
         return frozenset(UUID(r["id"]) for r in self.query(f"SELECT id FROM {table('sessions')} WHERE {LIVE}"))
 
-    def active_items(self, project: str | None = None) -> list[ItemRow]:
-        """Current memory (optionally for one project plus global), by id."""
-        cond, params = scope_filter(project, "i.scope")
-        rows = self.query(
-            f"SELECT i.*, u.use_count, u.last_used FROM {table('items')} i "
-            f"LEFT JOIN {table('item_usage')} u ON u.item_id = i.id WHERE i.status = 'active' AND {cond} ORDER BY i.id",
-            params,
-        )
-        return [item_row(r) for r in rows]
+    def gone_session_ids(self) -> frozenset[UUID]:
+        """Sessions that can no longer feed memory (deleted, pruned, disabled, polluted)."""
+        rows = self.query(f"SELECT id FROM {table('sessions')} WHERE deleted = 1 OR pruned = 1 OR mode <> 'enabled'")
+        return frozenset(UUID(r["id"]) for r in rows)
 
-    def last_completed_selection(self) -> tuple[SelectedInput, ...]:
-        """The selection of the last completed consolidation."""
-        row = self.query(
-            f"SELECT selection FROM {table('consolidations')} WHERE status = 'completed' ORDER BY ended_at DESC, id DESC LIMIT 1"
-        )
-        if not row:
-            return ()
-        return tuple(SelectedInput.model_validate(s) for s in json.loads(row[0]["selection"]))
-
-    def tombstone_rules(self) -> list[TombstoneRule]:
-        """Active tombstones."""
-        rows = self.query(f"SELECT id, digest, width, scope FROM {table('tombstones')} WHERE lifted = 0 ORDER BY id")
-        return [TombstoneRule(UUID(r["id"]), r["digest"], int(r["width"]), r["scope"]) for r in rows]
-
-    def user_profile(self) -> str:
-        """The user profile of the last completed consolidation."""
-        row = self.query(
-            f"SELECT user_profile FROM {table('consolidations')} WHERE status = 'completed' ORDER BY ended_at DESC, id DESC LIMIT 1"
-        )
-        return (row[0]["user_profile"] or "") if row else ""
-
-    # sessions (forget, reset) -------------------------------------------------
     def withdrawable_session_ids(self) -> list[UUID]:
         """Sessions neither pruned nor deleted (what a reset withdraws)."""
         rows = self.query(f"SELECT id FROM {table('sessions')} WHERE pruned = 0 AND deleted = 0 ORDER BY id")
@@ -205,7 +171,17 @@ class ViewReads:
         rows = self.query(f"SELECT id FROM {table('sessions')} WHERE id = ? OR native_id = ?", [reference, reference])
         return UUID(rows[0]["id"]) if len(rows) == 1 else None
 
-    # items (the read path) -----------------------------------------------------
+    # items --------------------------------------------------------------------
+    def active_items(self, project: str | None = None) -> list[ItemRow]:
+        """Current memory (optionally for one project plus global), by id."""
+        cond, params = scope_filter(project, "i.scope")
+        rows = self.query(
+            f"SELECT i.*, u.use_count, u.last_used FROM {table('items')} i "
+            f"LEFT JOIN {table('item_usage')} u ON u.item_id = i.id WHERE i.status = 'active' AND {cond} ORDER BY i.id",
+            params,
+        )
+        return [item_row(r) for r in rows]
+
     def known_item_ids(self, ids: Sequence[str]) -> set[str]:
         """Which of these item ids exist."""
         if not ids:
@@ -247,26 +223,6 @@ class ViewReads:
         rows = search_rows(self.view, query, project, kind, limit)
         return [SearchHit(item_row(r), round(float(r["score"] or 0.0), 6)) for r in rows]
 
-    def counts(self) -> ViewCounts:
-        """How much the views hold."""
-
-        def count(name: str, where: str = "1 = 1") -> int:
-            return int(self.query(f"SELECT COUNT(*) AS n FROM {table(name)} WHERE {where}")[0]["n"])
-
-        return ViewCounts(
-            sessions=count("sessions"),
-            items=count("items"),
-            active_items=count("items", "status = 'active'"),
-            consolidations=count("consolidations"),
-            tombstones=count("tombstones"),
-            notes=count("notes"),
-        )
-
-    def runs_with_profile(self) -> list[UUID]:
-        """Completed runs that stored a user profile (forgetting scrubs them)."""
-        rows = self.query(f"SELECT id FROM {table('consolidations')} WHERE user_profile <> '' ORDER BY id")
-        return [UUID(r["id"]) for r in rows]
-
     # notes --------------------------------------------------------------------
     def pending_notes(self) -> list[NoteRow]:
         """Notes no consolidation has applied and nobody withdrew, oldest first."""
@@ -294,7 +250,35 @@ class ViewReads:
         """Where the notes came from (notes files are imported once each)."""
         return {r["source"] for r in self.query(f"SELECT DISTINCT source FROM {table('notes')}")}
 
-    # rendering ----------------------------------------------------------------
+    # consolidations -----------------------------------------------------------
+    def last_completed_selection(self) -> tuple[SelectedInput, ...]:
+        """The selection of the last completed consolidation."""
+        row = self.query(
+            f"SELECT selection FROM {table('consolidations')} WHERE status = 'completed' ORDER BY ended_at DESC, id DESC LIMIT 1"
+        )
+        if not row:
+            return ()
+        return tuple(SelectedInput.model_validate(s) for s in json.loads(row[0]["selection"]))
+
+    def user_profile(self) -> str:
+        """The user profile of the last completed consolidation."""
+        row = self.query(
+            f"SELECT user_profile FROM {table('consolidations')} WHERE status = 'completed' ORDER BY ended_at DESC, id DESC LIMIT 1"
+        )
+        return (row[0]["user_profile"] or "") if row else ""
+
+    def runs_with_profile(self) -> list[UUID]:
+        """Completed runs that stored a user profile (forgetting scrubs them)."""
+        rows = self.query(f"SELECT id FROM {table('consolidations')} WHERE user_profile <> '' ORDER BY id")
+        return [UUID(r["id"]) for r in rows]
+
+    # tombstones ---------------------------------------------------------------
+    def tombstone_rules(self) -> list[TombstoneRule]:
+        """Active tombstones."""
+        rows = self.query(f"SELECT id, digest, width, scope FROM {table('tombstones')} WHERE lifted = 0 ORDER BY id")
+        return [TombstoneRule(UUID(r["id"]), r["digest"], int(r["width"]), r["scope"]) for r in rows]
+
+    # the folder and the whole store -------------------------------------------
     def folder_model(self, project: str | None = None) -> FolderModel:
         """Everything the Markdown folder renders, read from the tables."""
         cond, params = scope_filter(project, "i.scope")
@@ -324,6 +308,21 @@ class ViewReads:
         )
         labels = {s.scope: (s.scope.rsplit("/", 1)[-1] or s.scope) for s in sessions}
         return FolderModel(items=items, sessions=sessions, user_profile=self.user_profile(), project=project, scope_labels=labels)
+
+    def counts(self) -> ViewCounts:
+        """How much the views hold."""
+
+        def count(name: str, where: str = "1 = 1") -> int:
+            return int(self.query(f"SELECT COUNT(*) AS n FROM {table(name)} WHERE {where}")[0]["n"])
+
+        return ViewCounts(
+            sessions=count("sessions"),
+            items=count("items"),
+            active_items=count("items", "status = 'active'"),
+            consolidations=count("consolidations"),
+            tombstones=count("tombstones"),
+            notes=count("notes"),
+        )
 
     def dump(self) -> dict[str, list[dict[str, Any]]]:
         """Every projection table's rows in a stable order (to compare two builds)."""
