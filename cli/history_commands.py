@@ -7,6 +7,7 @@ from typing import Any
 from uuid import UUID
 
 import typer
+from mnemolog.adapters.folder_writer import FolderWriteError, write_folder
 from mnemolog.adapters.tokens import count_tokens
 from mnemolog.cli.context import store
 from mnemolog.cli.options import parse_since, parse_time
@@ -14,7 +15,6 @@ from mnemolog.cli.output import Exit, UserError, console, emit_json
 from mnemolog.projections import as_of
 from mnemolog.projections import audit as audits
 from mnemolog.projections import explain as explains
-from mnemolog.projections.folder_writer import FolderWriteError, write_folder
 from rich.table import Table
 
 JSON = typer.Option(False, "--json", help="Print JSON.")

@@ -9,6 +9,7 @@ from typing import Any
 import typer
 from mnemolog.adapters import bootstrap
 from mnemolog.adapters.bootstrap import Store
+from mnemolog.adapters.folder_writer import FolderWriteError, write_folder
 from mnemolog.adapters.models import OFFLINE, make_consolidator, make_extractor, model_choice
 from mnemolog.adapters.scope import project_scope
 from mnemolog.adapters.settings import claim_policy, eligibility_policy
@@ -19,7 +20,6 @@ from mnemolog.domain.services import extract as extract_service
 from mnemolog.domain.services import ingest as ingest_service
 from mnemolog.domain.services.consolidate import ConsolidationPolicy, ConsolidationReport
 from mnemolog.domain.services.consolidate import consolidate as consolidate_memory
-from mnemolog.projections.folder_writer import FolderWriteError, write_folder
 from mnemolog.projections.rendered_folder import folder_files
 
 JSON = typer.Option(False, "--json", help="Print a JSON summary.")

@@ -6,6 +6,7 @@ from datetime import datetime
 from pathlib import Path
 
 from mnemolog.adapters.bootstrap import Store
+from mnemolog.adapters.folder_writer import write_folder
 from mnemolog.adapters.redaction import SecretRedactor
 from mnemolog.adapters.tokens import count_tokens
 from mnemolog.domain.ports import Consolidator
@@ -14,7 +15,6 @@ from mnemolog.domain.services.consolidate import (
     ConsolidationReport,
     consolidate,
 )
-from mnemolog.projections.folder_writer import write_folder
 from mnemolog.projections.rendered_folder import folder_files
 
 

@@ -11,10 +11,10 @@ from uuid import UUID
 
 import bpe_openai
 import pytest
+from mnemolog.adapters.folder_writer import write_folder
 from mnemolog.domain.reads import ItemRow
 from mnemolog.projections.folder_model import FolderModel, FolderSession
 from mnemolog.projections.folder_validator import validate_folder
-from mnemolog.projections.folder_writer import write_folder
 from mnemolog.projections.markdown_folder import (
     SUMMARY_TOKEN_BUDGET,
     item_ids_in,
