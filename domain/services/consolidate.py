@@ -11,9 +11,6 @@ rule is rejected whole and recorded as ``Failed``.
 
 from __future__ import annotations
 
-import os
-import socket
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
@@ -46,7 +43,7 @@ from mnemolog.domain.ports import (
 from mnemolog.domain.reads import ItemRow, NoteRow, SelectedSession
 from mnemolog.domain.selection import diff, select
 from mnemolog.domain.services.notes import NoteFiles, NoteImport, import_note_files
-from mnemolog.domain.services.unit_of_work import UnitOfWork
+from mnemolog.domain.services.unit_of_work import UnitOfWork, worker_name
 from mnemolog.domain.tombstone_matcher import EVERY_PROJECT
 
 EVERYTHING = timedelta(days=365_000)  # --all: every extraction, however old
@@ -105,11 +102,6 @@ class ConsolidationReport:
         }
 
 
-def this_worker() -> str:
-    """Who is working: host, process and thread (recorded on the run and its lease)."""
-    return f"{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}"
-
-
 def consolidate(
     uow: UnitOfWork,
     consolidator: Consolidator,
@@ -127,7 +119,7 @@ def consolidate(
     """
     imported = import_note_files(uow, note_files, redactor) if note_files is not None else None
     app, now = uow.app, uow.clock
-    worker = worker or this_worker()
+    worker = worker or worker_name()
     reads = uow.reads()
     matcher = uow.matcher()
     selection = select(reads.candidates(), now(), policy.retention, policy.limit)

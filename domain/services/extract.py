@@ -8,8 +8,6 @@ call is retried later with backoff, up to a cap, then left failed.
 
 from __future__ import annotations
 
-import os
-import socket
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -24,7 +22,7 @@ from mnemolog.domain.application import MnemologApp
 from mnemolog.domain.eligibility import EligibilityPolicy, assess_eligibility
 from mnemolog.domain.extraction import StageOneOutput
 from mnemolog.domain.ports import Extractor, ModelError, Progress, Redactor, no_progress
-from mnemolog.domain.services.unit_of_work import UnitOfWork
+from mnemolog.domain.services.unit_of_work import UnitOfWork, worker_name
 from mnemolog.domain.session import ClaimRefused, Session
 from mnemolog.domain.tombstone import record_suppression
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher
@@ -84,11 +82,6 @@ class ClaimPolicy:
     lease: timedelta = timedelta(minutes=15)
     max_attempts: int = 3
     retry_base: timedelta = timedelta(minutes=1)
-
-
-def worker_name() -> str:
-    """Who is working: host, process and thread (recorded on each claim)."""
-    return f"{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}"
 
 
 def extract(

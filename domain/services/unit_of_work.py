@@ -9,6 +9,9 @@ the last position written, once.
 
 from __future__ import annotations
 
+import os
+import socket
+import threading
 from collections.abc import Callable
 from datetime import datetime
 from typing import Protocol
@@ -39,3 +42,8 @@ class UnitOfWork(Protocol):
     def matcher(self) -> TombstoneMatcher:
         """The tombstone matcher over the tombstones in force now."""
         ...
+
+
+def worker_name() -> str:
+    """Who is working: host, process and thread (recorded on extraction claims and consolidation leases)."""
+    return f"{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}"
