@@ -18,6 +18,7 @@ from typing import Any
 
 from mnemolog.adapters.settings import Settings, load_settings
 from mnemolog.domain.application import MnemologApp
+from mnemolog.domain.ports import Redactor, ScopeLookup, SessionSource
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher
 from mnemolog.projections.reads import ViewReads
 from mnemolog.projections.view_store import MemoryView, catch_up, open_sqlite_view, rebuild
@@ -63,7 +64,7 @@ class Store:
     def reads(self) -> ViewReads:
         """The views, caught up with everything this process wrote: the one read-your-writes wait."""
         if self._seen < self.app.last_written:
-            self.catch_up()
+            self.catch_up()  # read-your-writes: the views reach what this process wrote
         return self._reads
 
     def matcher(self) -> TombstoneMatcher:
@@ -98,7 +99,7 @@ class Store:
                     runner.run_forever(timeout=interval)  # re-raises an error of the runner's thread
             return
         while not stop.is_set():
-            self.catch_up()
+            self.catch_up()  # SQLite cannot be subscribed to: poll
             if deadline is not None and time.monotonic() >= deadline:
                 return
             stop.wait(interval)
@@ -226,3 +227,28 @@ def open_memory_store(settings: Settings, clock: Clock = utc_now) -> Store:
     env = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
     return Store(MnemologApp(env=env), open_sqlite_view(":memory:"), settings, "memory", "memory", clock, env)
 
+
+
+# ------------------------------------------------------------------ the ports the services are given
+# Imported when asked for: a command that reads no session file loads no reader.
+
+
+def session_source() -> SessionSource:
+    """Recorded sessions on disk (Codex and Claude Code files)."""
+    from mnemolog.adapters.session_files import SessionFiles
+
+    return SessionFiles()
+
+
+def redactor() -> Redactor:
+    """The secret redactor (Codex's patterns plus detect-secrets' rules)."""
+    from mnemolog.adapters.redaction import SecretRedactor
+
+    return SecretRedactor()
+
+
+def scope_lookup() -> ScopeLookup:
+    """Project scopes from git remotes and working folders."""
+    from mnemolog.adapters.scope import GitScopes
+
+    return GitScopes()

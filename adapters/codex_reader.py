@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import PurePath
 from typing import Any
 
-from mnemolog.adapters.citations import citation_from_event, parse_citation_blocks
+from mnemolog.domain.citation_parsing import citation_from_event, parse_citation_blocks
 from mnemolog.domain.transcript import (
     CitationRef,
     ItemKind,

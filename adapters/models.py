@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from mnemolog.adapters.heuristic import HeuristicConsolidator, HeuristicExtractor
+from mnemolog.adapters.heuristic_consolidator import HeuristicConsolidator
+from mnemolog.adapters.heuristic_extractor import HeuristicExtractor
 from mnemolog.adapters.settings import Settings
 from mnemolog.domain.ports import Consolidator, Extractor
 

@@ -343,3 +343,15 @@ def redact_transcript(transcript: Transcript) -> tuple[Transcript, int]:
             total += count
             meta = meta.model_copy(update={"first_user_message": clean})
     return transcript.model_copy(update={"items": tuple(items), "meta": meta}), total
+
+
+class SecretRedactor:
+    """The redactor every service is given: :func:`redact` and :func:`redact_transcript`."""
+
+    def redact(self, text: str) -> tuple[str, int]:
+        """The text with its secrets replaced, and how many were."""
+        return redact(text)
+
+    def redact_transcript(self, transcript: Transcript) -> tuple[Transcript, int]:
+        """The transcript with its session-derived texts redacted, and how many secrets were."""
+        return redact_transcript(transcript)

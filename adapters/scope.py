@@ -7,6 +7,9 @@ import re
 import subprocess
 from pathlib import Path, PurePosixPath
 
+from mnemolog.domain.plan import GLOBAL_SCOPE
+from mnemolog.domain.transcript import Transcript
+
 _SCP_LIKE = re.compile(r"^(?:(?P<user>[^@/\s]+)@)?(?P<host>[^:/\s]+):(?P<path>(?!//).*)$")
 _SCHEME = re.compile(r"^(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*)://(?P<rest>.*)$")
 
@@ -112,7 +115,40 @@ def git_remote(cwd: str) -> str | None:
     return remote if done.returncode == 0 and remote else None
 
 
+class GitScopes:
+    """The scope lookup ingest uses: a session's git remote and its project scope key."""
+
+    def remote_of(self, transcript: Transcript) -> str | None:
+        """The session's git remote: as recorded, else asked of its repository when that is on this machine."""
+        meta = transcript.meta
+        if meta.git_remote is None and meta.cwd and Path(meta.cwd).is_dir():
+            # Claude Code records no remote: ask the repository, so both agents share a scope.
+            return git_remote(meta.cwd)
+        return meta.git_remote
+
+    def scope_key(self, remote: str | None, cwd: str | None) -> str:
+        """The project scope key (see :func:`project_scope`)."""
+        return project_scope(remote, cwd)
+
+
 def folder_scope(folder: str | Path) -> str:
     """The project scope key of a working folder, as ingest computes it for sessions there."""
     path = Path(folder).expanduser().resolve()
     return project_scope(git_remote(str(path)) if path.is_dir() else None, str(path))
+
+
+def scope_for_cwd(cwd: str | Path | None = None) -> str:
+    """The project scope key of a working folder (default: the current one)."""
+    return folder_scope(cwd if cwd is not None else Path.cwd())
+
+
+_SCOPE_PREFIXES = ("git:", "path:")
+
+
+def resolve_scope(project: str | None, global_: bool = False) -> str:
+    """The scope a tombstone is placed in: a scope key as given, a directory's project scope, or global (the default)."""
+    if global_ or not project:
+        return GLOBAL_SCOPE
+    if project == GLOBAL_SCOPE or project.startswith(_SCOPE_PREFIXES):
+        return project
+    return folder_scope(project)

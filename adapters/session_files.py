@@ -14,7 +14,7 @@ import hashlib
 import io
 import json
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -22,6 +22,7 @@ from typing import IO, Any
 import zstandard
 from mnemolog.adapters.claude_reader import CLAUDE_LINE_TYPES, read_claude_records
 from mnemolog.adapters.codex_reader import read_codex_records
+from mnemolog.domain.ports import SessionUnreadable
 from mnemolog.domain.transcript import Transcript
 
 MAX_LINE_BYTES = 8 * 1024 * 1024
@@ -37,7 +38,7 @@ CLAUDE_CODE = "claude-code"
 UNKNOWN = "unknown"
 
 
-class SessionReadError(Exception):
+class SessionReadError(SessionUnreadable):
     """A session file could not be read at all; ``str(error)`` is a one-line message."""
 
     def __init__(self, path: str | os.PathLike[str], reason: str) -> None:
@@ -90,6 +91,12 @@ def default_session_roots(env: Mapping[str, str]) -> list[tuple[str, Path]]:
         (CODEX, codex_home / "archived_sessions"),
         (CLAUDE_CODE, claude_home / "projects"),
     ]
+
+
+def default_paths(env: Mapping[str, str] | None = None) -> list[Path]:
+    """Both agents' default session folders that exist (``env`` defaults to the process environment)."""
+    roots = default_session_roots(os.environ if env is None else env)
+    return [path for _, path in roots if path.exists()]
 
 
 # ----------------------------------------------------------------------- discovery
@@ -359,3 +366,19 @@ def read_session(
             lines.records, path=shown_path, line_count=lines.line_count, skipped=lines.skipped
         )
     raise SessionReadError(path, "not a Codex or Claude Code session file")
+
+
+class SessionFiles:
+    """The session source ingest reads: Codex and Claude Code files on disk."""
+
+    def discover(self, paths: Sequence[Path]) -> list[SessionFile]:
+        """Every session file under ``paths`` (see :func:`discover`)."""
+        return discover(paths)
+
+    def content_hash(self, path: Path) -> str:
+        """The SHA-256 of the file's raw bytes; raises :class:`SessionReadError`."""
+        return content_hash(path)
+
+    def read(self, path: Path) -> Transcript:
+        """The file's transcript; raises :class:`SessionReadError`."""
+        return read_session(path)

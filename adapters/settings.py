@@ -9,8 +9,9 @@ from __future__ import annotations
 import os
 import tomllib
 from collections.abc import Mapping
+from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import platformdirs
 from pydantic import Field, SecretStr
@@ -20,6 +21,10 @@ from pydantic_settings import (
     SettingsConfigDict,
     TomlConfigSettingsSource,
 )
+
+if TYPE_CHECKING:
+    from mnemolog.domain.eligibility import EligibilityPolicy
+    from mnemolog.domain.services.extract import ClaimPolicy
 
 CONFIG_FILE = "config.toml"
 
@@ -60,7 +65,6 @@ class Settings(BaseSettings):
     max_selected: int = Field(default=256, description="Phase 2 selects at most this many extractions.")
     max_attempts: int = 3
     claim_lease_seconds: float = 900.0
-    summary_tokens: int = 2_500
     context_tokens: int = 3_000
     disable_on_external_context: bool = Field(default=False, description="Mark sessions that used web search or MCP tools as polluted.")
     tombstone_key: SecretStr | None = Field(default=None, description="Key for tombstone hashes; generated into home on first use.")
@@ -82,6 +86,25 @@ class Settings(BaseSettings):
     def folder(self) -> Path:
         """Where the rendered memory folder goes by default."""
         return self.memory_dir or self.home / "memories"
+
+
+def eligibility_policy(settings: Settings, since: datetime | None = None, all_sessions: bool = False) -> EligibilityPolicy:
+    """Which sessions phase 1 may take: the configured idle time and age window, or ``--since`` / ``--all``."""
+    from mnemolog.domain.eligibility import EligibilityPolicy
+
+    idle = timedelta(hours=settings.idle_hours)
+    if all_sessions:
+        return EligibilityPolicy(idle=idle, max_age=None)
+    if since is not None:
+        return EligibilityPolicy(idle=idle, max_age=None, since=since)
+    return EligibilityPolicy(idle=idle, max_age=timedelta(days=settings.max_age_days))
+
+
+def claim_policy(settings: Settings) -> ClaimPolicy:
+    """How long a phase-1 claim holds and how often a session is tried, as configured."""
+    from mnemolog.domain.services.extract import ClaimPolicy
+
+    return ClaimPolicy(lease=timedelta(seconds=settings.claim_lease_seconds), max_attempts=settings.max_attempts)
 
 
 SECRET_FIELDS = {"database_url", "extract_api_key", "consolidate_api_key", "openai_api_key", "tombstone_key"}

@@ -16,7 +16,7 @@ from typing import Any
 ENCODING_NAME = "o200k_base"
 _CHUNK_CHARS = 50_000  # ≤ 4 bytes a char → ≤ 200k tokens, the tokenizer's limit
 
-__all__ = ["ENCODING_NAME", "count_tokens", "encode", "tail_to_tokens", "truncate_to_tokens"]
+__all__ = ["ENCODING_NAME", "TOKENIZER", "O200kTokenizer", "count_tokens", "encode", "tail_to_tokens", "truncate_to_tokens"]
 
 
 @lru_cache(maxsize=1)
@@ -75,3 +75,18 @@ def tail_to_tokens(text: str, n: int) -> str:
         return text
     data: bytes = _encoding().decode_bytes(tokens[-n:])
     return data.decode("utf-8", errors="ignore")
+
+
+class O200kTokenizer:
+    """The domain's Tokenizer port over o200k_base."""
+
+    def count(self, text: str) -> int:
+        """How many tokens ``text`` takes."""
+        return count_tokens(text)
+
+    def truncate(self, text: str, tokens: int) -> str:
+        """The longest prefix of ``text`` within ``tokens`` tokens."""
+        return truncate_to_tokens(text, tokens)
+
+
+TOKENIZER = O200kTokenizer()

@@ -29,7 +29,7 @@ def store() -> Iterator[Store]:
     except Exception as error:  # settings that do not validate
         raise UserError(f"invalid configuration: {error}") from error
     try:
-        opened.catch_up()
+        opened.catch_up()  # a command reads what other processes wrote before it started
         yield opened
     finally:
         opened.close()

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import sys
+from datetime import timedelta
 from uuid import UUID
 
 import typer
-from mnemolog.adapters import forgetting
+from mnemolog.adapters.scope import resolve_scope
 from mnemolog.cli.context import store
 from mnemolog.cli.output import Exit, UserError, console, emit_json
-from mnemolog.domain.forget import DEFAULT_REASON, NotFound
+from mnemolog.domain.services import forget as forgetting
+from mnemolog.domain.services import retention
 
 JSON = typer.Option(False, "--json", help="Print a JSON summary.")
 
@@ -29,7 +31,7 @@ def forget(
         None, "--session", help="Delete this session (its id or the agent's own, e.g. a Codex thread id); its sole-evidence items retire."
     ),
     item: str | None = typer.Option(None, "--item", help="Retire this item and tombstone its text."),
-    reason: str = typer.Option(DEFAULT_REASON, "--reason", help="Why (stored; must not contain the value)."),
+    reason: str = typer.Option(forgetting.DEFAULT_REASON, "--reason", help="Why (stored; must not contain the value)."),
     json_out: bool = JSON,
 ) -> None:
     """Forget for good: a value (tombstone), a session or an item. Enforced by code at every read and write."""
@@ -39,44 +41,31 @@ def forget(
     if project and global_:
         raise UserError("--project and --global exclude each other", Exit.USAGE)
     with store() as s:
+        uow = s
         if session:
             try:
-                found = forgetting.resolve_session(s, session.strip())
-                if found is None:
-                    raise NotFound(f"no session {session} (give its mnemolog id or its agent's session id)")
-                done = forgetting.forget_session(s, found)
-            except NotFound as error:
+                done = forgetting.forget_session(uow, session.strip())
+            except forgetting.NotFound as error:
                 raise UserError(str(error), Exit.NOT_FOUND) from error
-            data = {"session": str(done.session_id), "deleted": done.deleted, "retired": [str(i) for i in done.retired]}
+            data = done.as_dict()
             message = f"session {done.session_id} {'deleted' if done.deleted else 'was already deleted'}; {len(done.retired)} item(s) retired"
         elif item:
             try:
-                forgot = forgetting.forget_item(s, _uuid(item, "item"))
-            except NotFound as error:
+                forgot = forgetting.forget_item(uow, _uuid(item, "item"))
+            except forgetting.NotFound as error:
                 raise UserError(str(error), Exit.NOT_FOUND) from error
             except ValueError as error:
                 raise UserError(f"the item has no text to tombstone: {error}") from error
-            data = {
-                "item": str(forgot.item_id),
-                "retired": forgot.retired,
-                "tombstone": str(forgot.tombstone_id),
-                "also_retired": [str(i) for i in forgot.also_retired],
-            }
+            data = forgot.as_dict()
             message = f"item {forgot.item_id} retired; tombstone {forgot.tombstone_id} placed on its text; {len(forgot.also_retired)} other item(s) retired"
         else:
             text = sys.stdin.read() if value == "-" else (value or "")
-            scope = forgetting.resolve_scope(project, global_)
+            scope = resolve_scope(project, global_)
             try:
-                result = forgetting.forget_value(s, text.strip(), scope, reason)
+                result = forgetting.forget_value(uow, text.strip(), scope, reason)
             except ValueError as error:
                 raise UserError("the value has no words to match", Exit.USAGE) from error
-            data = {
-                "tombstone": str(result.tombstone_id),
-                "scope": scope,
-                "already": result.already,
-                "retired": [str(i) for i in result.retired],
-                "scrubbed_sessions": [str(i) for i in result.scrubbed_sessions],
-            }
+            data = result.as_dict()
             state = "was already in force" if result.already else "placed"
             message = (
                 f"tombstone {result.tombstone_id} {state} (scope {scope}); {len(result.retired)} item(s) retired, "
@@ -97,13 +86,13 @@ def lift(
     tid = _uuid(tombstone, "tombstone")
     with store() as s:
         try:
-            lifted = forgetting.lift(s, tid, reason)
-        except NotFound as error:
+            result = forgetting.lift(s, tid, reason)
+        except forgetting.NotFound as error:
             raise UserError(str(error), Exit.NOT_FOUND) from error
     if json_out:
-        emit_json({"tombstone": str(tid), "lifted": lifted})
+        emit_json(result.as_dict())
     else:
-        console.print(f"tombstone {tid} {'lifted' if lifted else 'was already lifted'}", highlight=False)
+        console.print(f"tombstone {tid} {'lifted' if result.lifted else 'was already lifted'}", highlight=False)
 
 
 def prune(
@@ -112,9 +101,10 @@ def prune(
 ) -> None:
     """The retention sweep: prune stale, unselected extractions; retire items left without evidence."""
     with store() as s:
-        result = forgetting.prune(s, days)
+        window = timedelta(days=s.settings.retention_days if days is None else days)
+        result = retention.prune(s, retention=window, limit=s.settings.max_selected)
     if json_out:
-        emit_json({"pruned": [str(i) for i in result.sessions], "retired": [str(i) for i in result.retired]})
+        emit_json(result.as_dict())
     else:
         console.print(f"prune: {len(result.sessions)} extraction(s) pruned, {len(result.retired)} item(s) retired")
 
@@ -127,9 +117,9 @@ def reset(
     if not yes and not typer.confirm("Withdraw all memory (every extraction and every item)?", default=False):
         raise UserError("reset cancelled")
     with store() as s:
-        result = forgetting.reset(s)
+        result = retention.reset(s)
     if json_out:
-        emit_json({"pruned": [str(i) for i in result.sessions], "retired": [str(i) for i in result.retired]})
+        emit_json(result.as_dict())
     else:
         console.print(f"reset: {len(result.sessions)} extraction(s) withdrawn, {len(result.retired)} item(s) retired")
 

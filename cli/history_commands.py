@@ -7,7 +7,7 @@ from typing import Any
 from uuid import UUID
 
 import typer
-from mnemolog.adapters.pipeline import matcher_for
+from mnemolog.adapters.folder_writer import FolderWriteError, write_folder
 from mnemolog.adapters.tokens import count_tokens
 from mnemolog.cli.context import store
 from mnemolog.cli.options import parse_since, parse_time
@@ -15,7 +15,6 @@ from mnemolog.cli.output import Exit, UserError, console, emit_json
 from mnemolog.projections import as_of
 from mnemolog.projections import audit as audits
 from mnemolog.projections import explain as explains
-from mnemolog.projections.folder_writer import FolderWriteError, write_folder
 from rich.table import Table
 
 JSON = typer.Option(False, "--json", help="Print JSON.")
@@ -64,7 +63,7 @@ def explain(
 ) -> None:
     """The story of one memory, read only from the log."""
     with store() as s:
-        matcher = matcher_for(s)
+        matcher = s.matcher()
         item_id = _as_uuid(target)
         candidates: list[dict[str, Any]] = []
         if item_id is None:
@@ -130,7 +129,7 @@ def audit(
         run_id = _as_uuid(run) if run else audits.latest_run(s.app)
         if run_id is None:
             raise UserError(f"no consolidation {run}" if run else "no consolidation has run yet", Exit.NOT_FOUND)
-        report = audits.audit_run(s.app, run_id, matcher_for(s))
+        report = audits.audit_run(s.app, run_id, s.matcher())
     if report is None:
         raise UserError(f"no consolidation {run_id}", Exit.NOT_FOUND)
     if json_out:
@@ -150,7 +149,7 @@ def history(
     if (as_of_ is None) == (valid_at is None):
         raise UserError("give exactly one of --as-of TIME or --valid-at TIME", Exit.USAGE)
     with store() as s:
-        matcher = matcher_for(s)
+        matcher = s.matcher()
         if as_of_ is not None:
             at = parse_time(as_of_)
             files = as_of.folder_as_of(s.app, at, matcher, count_tokens, project)

@@ -7,14 +7,20 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from mnemolog.adapters import pipeline
+from mnemolog.adapters import bootstrap
 from mnemolog.adapters.bootstrap import Store
+from mnemolog.adapters.folder_writer import FolderWriteError, write_folder
 from mnemolog.adapters.models import OFFLINE, make_consolidator, make_extractor, model_choice
 from mnemolog.adapters.scope import project_scope
+from mnemolog.adapters.settings import claim_policy, eligibility_policy
 from mnemolog.cli.context import store
 from mnemolog.cli.options import parse_since
 from mnemolog.cli.output import Exit, UserError, console, emit_json, errors, progress_bar
-from mnemolog.projections.folder_writer import FolderWriteError
+from mnemolog.domain.services import extract as extract_service
+from mnemolog.domain.services import ingest as ingest_service
+from mnemolog.domain.services.consolidate import ConsolidationPolicy, ConsolidationReport
+from mnemolog.domain.services.consolidate import consolidate as consolidate_memory
+from mnemolog.projections.rendered_folder import folder_files
 
 JSON = typer.Option(False, "--json", help="Print a JSON summary.")
 SINCE = typer.Option(None, "--since", help="Only sessions updated since DATE or DURATION (e.g. 2026-01-01, 30d).")
@@ -22,12 +28,12 @@ ALL = typer.Option(False, "--all", help="Ignore the age window (first import of 
 MODEL = typer.Option(None, "--model", help="Model name, or 'heuristic' for the offline models.")
 
 
-def _ingest(s: Store, paths: list[Path], since: str | None, all_: bool, quiet: bool) -> pipeline.IngestReport:
-    policy = pipeline.since_policy(s.settings, parse_since(since, s.clock()), all_)
-    roots = paths or pipeline.default_paths()
-    if not roots:
-        from mnemolog.adapters.session_files import default_session_roots
+def _ingest(s: Store, paths: list[Path], since: str | None, all_: bool, quiet: bool) -> ingest_service.IngestReport:
+    from mnemolog.adapters.session_files import default_paths, default_session_roots
 
+    policy = eligibility_policy(s.settings, parse_since(since, s.clock()), all_)
+    roots = paths or default_paths()
+    if not roots:
         looked = ", ".join(str(path) for _, path in default_session_roots(dict(os.environ)))
         errors.print(
             f"[yellow]warning:[/yellow] no session folders found (looked in {looked}); "
@@ -35,10 +41,19 @@ def _ingest(s: Store, paths: list[Path], since: str | None, all_: bool, quiet: b
             highlight=False,
         )
     with progress_bar("ingest", enabled=not quiet) as bar:
-        return pipeline.ingest(s, roots, policy, progress=bar)
+        return ingest_service.ingest(
+            s,
+            bootstrap.session_source(),
+            roots,
+            policy,
+            redactor=bootstrap.redactor(),
+            scopes=bootstrap.scope_lookup(),
+            external_context_pollutes=s.settings.disable_on_external_context,
+            progress=bar,
+        )
 
 
-def _print_ingest(report: pipeline.IngestReport) -> None:
+def _print_ingest(report: ingest_service.IngestReport) -> None:
     console.print(
         f"ingest: {report.files_read} files read; {report.new} new, {report.updated} updated, "
         f"{report.unchanged} unchanged; {report.redactions} secrets redacted"
@@ -68,12 +83,19 @@ def ingest(
         raise typer.Exit(int(Exit.PARTIAL))
 
 
-def _extract(s: Store, model: str | None, limit: int | None, workers: int | None, quiet: bool, since: str | None = None, all_: bool = False) -> tuple[pipeline.ExtractReport, str]:
+def _extract(s: Store, model: str | None, limit: int | None, workers: int | None, quiet: bool, since: str | None = None, all_: bool = False) -> tuple[extract_service.ExtractReport, str]:
     extractor = make_extractor(s.settings, model)
-    policy = pipeline.since_policy(s.settings, parse_since(since, s.clock()), all_)
+    policy = eligibility_policy(s.settings, parse_since(since, s.clock()), all_)
     with progress_bar("extract", enabled=not quiet) as bar:
-        report = pipeline.extract(
-            s, extractor, policy, limit=limit, workers=workers or s.settings.extract_workers, progress=bar
+        report = extract_service.extract(
+            s,
+            extractor,
+            bootstrap.redactor(),
+            policy,
+            claims=claim_policy(s.settings),
+            limit=limit,
+            workers=workers or s.settings.extract_workers,
+            progress=bar,
         )
     return report, str(getattr(extractor, "model", None) or extractor.name)
 
@@ -103,22 +125,20 @@ def extract(
         raise typer.Exit(int(Exit.PARTIAL))
 
 
-def _consolidate(s: Store, model: str | None, since: str | None = None, all_: bool = False) -> tuple[Any, str]:
+def _consolidate(s: Store, model: str | None, since: str | None = None, all_: bool = False) -> tuple[ConsolidationReport, str]:
+    from mnemolog.adapters.note_files import NoteFolder
+
     consolidator = make_consolidator(s.settings, model)
-    result = pipeline.run_consolidation(s, consolidator, parse_since(since, s.clock()), all_)
-    return result, str(getattr(consolidator, "model", None) or consolidator.name)
+    policy = ConsolidationPolicy.window(
+        s.settings.retention_days, s.settings.max_selected, s.clock(), parse_since(since, s.clock()), all_
+    )
+    # Codex's ad-hoc notes files in the memory folder are recorded first, so this run applies them.
+    report = consolidate_memory(s, consolidator, bootstrap.redactor(), policy, note_files=NoteFolder(s.settings.folder))
+    return report, str(getattr(consolidator, "model", None) or consolidator.name)
 
 
-def _result_dict(result: Any, name: str) -> dict[str, Any]:
-    return {
-        "consolidation": str(result.consolidation_id) if result.consolidation_id else None,
-        "status": result.status,
-        "detail": result.detail,
-        "model": name,
-        "inputs": {"added": result.diff_added, "changed": result.diff_changed, "removed": result.diff_removed},
-        "items": {"added": result.added, "revised": result.revised, "retired": result.retired, "invalidated": result.invalidated},
-        "overrides": [o.model_dump(mode="json") for o in result.overrides],
-    }
+def _result_dict(result: ConsolidationReport, name: str) -> dict[str, Any]:
+    return {**result.as_dict(), "model": name}
 
 
 def consolidate(model: str | None = MODEL, since: str | None = SINCE, all_: bool = ALL, json_out: bool = JSON) -> None:
@@ -135,7 +155,9 @@ def consolidate(model: str | None = MODEL, since: str | None = SINCE, all_: bool
         raise typer.Exit(int(Exit.ERROR))
 
 
-def _print_consolidation(result: Any, name: str) -> None:
+def _print_consolidation(result: ConsolidationReport, name: str) -> None:
+    for skip in result.notes_imported.skipped if result.notes_imported else ():
+        errors.print(f"[yellow]notes file skipped[/yellow] {skip['file']}: {skip['reason']}", highlight=False)
     if result.status == "busy":
         console.print(f"consolidate: another consolidation is running ({result.detail}); nothing to do")
         return
@@ -144,9 +166,10 @@ def _print_consolidation(result: Any, name: str) -> None:
         for o in result.overrides:
             errors.print(f"  rejected {o.edit}: {o.reason}", highlight=False)
         return
+    notes = f"; {len(result.notes_applied)} notes applied" if result.notes_applied else ""
     console.print(
         f"consolidate ({name}): inputs +{result.diff_added} ~{result.diff_changed} -{result.diff_removed}; "
-        f"items {result.added} added, {result.revised} revised, {result.retired} retired, {result.invalidated} invalidated"
+        f"items {result.added} added, {result.revised} revised, {result.retired} retired, {result.invalidated} invalidated{notes}"
     )
     for o in result.overrides:
         console.print(f"  code {o.action} item {o.item_id}: {o.reason}", highlight=False)
@@ -161,10 +184,14 @@ def _project(cwd: Path | None, project: str | None) -> str | None:
 
 
 def _render(s: Store, out: Path, project: str | None) -> dict[str, str]:
+    from mnemolog.adapters.tokens import count_tokens
+
+    files = folder_files(s.reads(), s.matcher(), count_tokens, project)
     try:
-        return pipeline.render(s, out, project)
+        write_folder(files, out)
     except FolderWriteError as error:
         raise UserError(str(error)) from error
+    return files
 
 
 def render(

@@ -1,4 +1,4 @@
-"""The read path: context, search, show, cite, note, mcp.
+"""The read path: context, search, show, cite, note, notes, mcp.
 
 Every read is for the project of a working folder (``--cwd``, default the
 current one): items scoped to it or to the user (global), never another
@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from mnemolog.adapters import reading
+from mnemolog.adapters.scope import scope_for_cwd
 from mnemolog.adapters.session_files import SessionReadError
 from mnemolog.cli.context import store
 from mnemolog.cli.output import Exit, UserError, console, emit_json, errors
+from mnemolog.domain.services import read
 from rich.markup import escape
 
 JSON = typer.Option(False, "--json", help="Print JSON.")
@@ -35,7 +36,7 @@ def _scope(cwd: Path | None, project: str | None = None) -> str:
         return project
     if cwd is not None and not cwd.expanduser().is_dir():
         raise UserError(f"not a folder: {escape(str(cwd))}", Exit.USAGE)
-    return reading.scope_for_cwd(cwd)
+    return scope_for_cwd(cwd)
 
 
 def _stdin_text() -> str:
@@ -59,6 +60,8 @@ def context(
     json_out: bool = typer.Option(False, "--json", help="Print Claude Code's SessionStart hook JSON instead of plain text."),
 ) -> None:
     """What an agent receives when a session starts: how to use memory, and the memory of this project and the user."""
+    from mnemolog.cli.read_path import context_for
+
     folder = cwd
     if folder is None and hook:
         hook_folder = _hook_input().get("cwd")
@@ -67,7 +70,7 @@ def context(
             folder = None  # the session's folder is gone: read the current one
     project = _scope(folder, project_key)
     with store() as s:
-        result = reading.context_text(s, project, budget)
+        result = context_for(s, project, budget)
     if json_out:
         emit_json({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": result.text}})
     else:
@@ -89,11 +92,11 @@ def search(
     json_out: bool = JSON,
 ) -> None:
     """Full-text search over current memory of this project and the user, best first."""
-    if kind is not None and kind not in reading.KINDS:
-        raise UserError(f"unknown kind {kind!r} (expected one of {', '.join(reading.KINDS)})", Exit.USAGE)
+    if kind is not None and kind not in read.KINDS:
+        raise UserError(f"unknown kind {kind!r} (expected one of {', '.join(read.KINDS)})", Exit.USAGE)
     project = _scope(cwd, project_key)
     with store() as s:
-        hits = [reading.hit_dict(h) for h in reading.search(s, query, project, kind, limit)]
+        hits = [read.hit_dict(h) for h in read.search(s.reads(), s.matcher(), query, project, kind, limit)]
     if json_out:
         emit_json({"project": project, "query": query, "hits": hits})
         return
@@ -106,7 +109,7 @@ def search(
             f"{hit['id']}  {hit['kind']}  {hit['trust']}  {_validity(hit)}  {hit['scope']}{used}",
             highlight=False, markup=False,
         )
-        body = reading._inline(f"{hit['title']}: {hit['text']}" if hit["title"] else hit["text"])
+        body = read.one_line(f"{hit['title']}: {hit['text']}" if hit["title"] else hit["text"])
         console.print(f"    {body[:300]}", highlight=False, markup=False, soft_wrap=True)
 
 
@@ -119,7 +122,7 @@ def show(
     """One memory item with its status, trust, validity, usage and evidence."""
     project = _scope(cwd, project_key)
     with store() as s:
-        found = reading.show_item(s, item, project)
+        found = read.show(s.reads(), s.matcher(), item, project)
     if found is None:
         raise UserError(f"no item {escape(item)} in {project} (or global)", Exit.NOT_FOUND)
     data = found.as_dict()
@@ -144,7 +147,7 @@ def show(
     for e in data["evidence"]:
         out.append(f"- {e['source']} {e['native_id']}  {e['updated_at'] or ''}  cwd={e['cwd']}")
         if e["summary"]:
-            out.append("    " + reading._inline(e["summary"])[:400])
+            out.append("    " + read.one_line(e["summary"])[:400])
     sys.stdout.write("\n".join(out) + "\n")
 
 
@@ -156,8 +159,13 @@ def cite(
     json_out: bool = JSON,
 ) -> None:
     """Record that an agent used memory: Codex citation blocks and [item:<id>] markers in its output."""
+    from mnemolog.adapters.folder_reader import disk_folder_reader
+    from mnemolog.adapters.session_files import read_session
+    from mnemolog.domain.services import cite as citing
+
     with store() as s:
-        folder = reading.disk_folder_reader(s.settings.folder) if s.settings.folder.is_dir() else None
+        uow = s
+        folder = disk_folder_reader(s.settings.folder) if s.settings.folder.is_dir() else None
         if hook:
             path = _hook_input().get("transcript_path")
             if not isinstance(path, str) or not path:
@@ -165,9 +173,10 @@ def cite(
             session = Path(path)
         if session is not None:
             try:
-                report = reading.cite_session_file(s, session, folder)
+                transcript = read_session(session)
             except SessionReadError as error:
                 raise UserError(str(error)) from error
+            report = citing.cite_session_file(uow, transcript, folder)
         else:
             if file is not None:
                 try:
@@ -176,7 +185,7 @@ def cite(
                     raise UserError(f"cannot read {file}: {error}") from error
             else:
                 text = _stdin_text()
-            report = reading.record_citation(s, text, "cli", citing_session=citing_session, read_file=folder)
+            report = citing.record_citation(uow, text, "cli", citing_session=citing_session, read_file=folder)
     if json_out:
         emit_json(report.as_dict())
     elif report.citations:
@@ -195,23 +204,37 @@ def note(
     text: list[str] = typer.Argument(None, help="What to remember, correct or forget."),
     correct: bool = typer.Option(False, "--correct", help="A correction of what memory says."),
     forget: bool = typer.Option(False, "--forget", help="Forget this value (places a tombstone; the text is not stored)."),
+    withdraw: str | None = typer.Option(None, "--withdraw", metavar="NOTE_ID", help="Withdraw a note (its id, or a prefix as `notes` prints)."),
+    reason: str | None = typer.Option(None, "--reason", help="Why the note is withdrawn (kept in the log)."),
     scope: str | None = typer.Option(None, "--scope", help="project | global (default: project; global for --forget)."),
     cwd: Path | None = CWD,
     import_files: bool = typer.Option(False, "--import-files", help="Record Codex's notes files (extensions/ad_hoc/notes/*.md) from the memory folder."),
     folder: Path | None = typer.Option(None, "--folder", help="The memory folder for --import-files (default: the configured one)."),
     json_out: bool = JSON,
 ) -> None:
-    """Leave a note the next consolidation applies (append-only); --forget places a tombstone now."""
+    """Leave a note the next consolidation applies (append-only); --forget places a tombstone now; --withdraw takes a note back."""
+    from mnemolog.adapters.bootstrap import redactor
+    from mnemolog.domain.services import notes as note_service
+
     if correct and forget:
         raise UserError("choose one of --correct and --forget", Exit.USAGE)
     if scope not in (None, "project", "global"):
         raise UserError("--scope is project or global", Exit.USAGE)
     words = " ".join(text or []).strip()
+    if withdraw is not None:
+        if words or correct or forget or import_files:
+            raise UserError("--withdraw takes a note id and nothing else", Exit.USAGE)
+        _withdraw(withdraw, reason, json_out)
+        return
+    if reason is not None:
+        raise UserError("--reason goes with --withdraw", Exit.USAGE)
     if import_files:
         if words:
             raise UserError("--import-files takes no text", Exit.USAGE)
+        from mnemolog.adapters.note_files import NoteFolder
+
         with store() as s:
-            imported = reading.import_note_files(s, folder or s.settings.folder)
+            imported = note_service.import_note_files(s, NoteFolder(folder or s.settings.folder), redactor())
         if json_out:
             emit_json(imported.as_dict())
         else:
@@ -231,17 +254,41 @@ def note(
         return
     intent = "correct" if correct else "remember"
     with store() as s:
-        note_id = reading.add_note(s, words, intent, target)
+        try:
+            added = note_service.add_note(s, words, intent, target, redactor())
+        except ValueError as error:  # nothing left once secrets and forgotten values are cut out
+            raise UserError(str(error), Exit.USAGE) from error
     if json_out:
-        emit_json({"note": str(note_id), "intent": intent, "scope": target})
+        emit_json(added.as_dict())
     else:
-        console.print(f"noted ({intent}, {target}): the next consolidation applies it", highlight=False)
+        console.print(f"noted ({intent}, {target}): the next consolidation applies it (note {added.note_id})", highlight=False)
+
+
+def _withdraw(reference: str, reason: str | None, json_out: bool) -> None:
+    from mnemolog.domain.services import notes as note_service
+
+    with store() as s:
+        try:
+            done = note_service.withdraw_note(s, reference, reason or note_service.DEFAULT_WITHDRAW_REASON)
+        except note_service.UnknownNote as error:
+            raise UserError(f"no note {escape(reference)} (or the prefix names more than one)", Exit.NOT_FOUND) from error
+    if json_out:
+        emit_json(done.as_dict())
+    elif done.already:
+        console.print(f"note {done.note_id} was already withdrawn", highlight=False)
+    else:
+        console.print(
+            f"withdrew note {done.note_id}; {len(done.items_leaving)} items resting on it alone leave memory at the next run",
+            highlight=False,
+        )
 
 
 def _forget(value: str, scope: str, json_out: bool) -> None:
+    from mnemolog.domain.services.forget import forget_value
+
     with store() as s:
         try:
-            result = reading.forget_via_note(s, value, scope)
+            result = forget_value(s, value, scope, "forget requested with `mnemolog note --forget`")
         except ValueError as error:
             raise UserError(str(error), Exit.USAGE) from error
     if json_out:
@@ -261,9 +308,49 @@ def _forget(value: str, scope: str, json_out: bool) -> None:
         )
 
 
+def notes(
+    cwd: Path | None = CWD,
+    project_key: str | None = PROJECT,
+    all_: bool = typer.Option(False, "--all", help="Every project's notes (default: this project's and the global ones)."),
+    pending: bool = typer.Option(False, "--pending", help="Only notes no consolidation has applied yet."),
+    json_out: bool = JSON,
+) -> None:
+    """The notes left with `note` (and MCP, and notes files): id, intent, scope, state, source and text."""
+    if all_ and (cwd is not None or project_key is not None):
+        raise UserError("--all excludes --cwd and --project", Exit.USAGE)
+    project = None if all_ else _scope(cwd, project_key)
+    with store() as s:
+        rows = s.reads().notes(project, include_done=not pending)
+    if json_out:
+        emit_json(
+            {
+                "project": project,
+                "notes": [
+                    {
+                        "id": str(n.note_id), "intent": n.intent, "scope": n.scope, "state": n.state, "source": n.source,
+                        "written_at": n.written_at, "applied_by": str(n.applied_by) if n.applied_by else None, "text": n.text,
+                    }
+                    for n in rows
+                ],
+            }
+        )
+        return
+    if not rows:
+        where = "any project" if project is None else f"{project} (or global)"
+        console.print(f"no notes in {where}", highlight=False, markup=False)
+        return
+    for n in rows:
+        line = read.one_line(n.text)
+        line = line if len(line) <= 100 else line[:99] + "…"
+        console.print(
+            f"{str(n.note_id)[:8]}  {n.intent:<8} {n.state:<9} {n.scope}  {n.source}  {line}",
+            highlight=False, markup=False,
+        )
+
+
 def mcp(cwd: Path | None = CWD) -> None:
     """Serve the read path as MCP tools over stdio (project from the client's roots, else --cwd)."""
-    from mnemolog.adapters.mcp_server import run_stdio
+    from mnemolog.cli.mcp_server import run_stdio
 
     if cwd is not None and not cwd.expanduser().is_dir():
         raise UserError(f"not a folder: {escape(str(cwd))}", Exit.USAGE)
@@ -277,4 +364,5 @@ def register(app: typer.Typer) -> None:
     app.command()(show)
     app.command()(cite)
     app.command()(note)
+    app.command()(notes)
     app.command()(mcp)

@@ -9,7 +9,7 @@ import typer
 from mnemolog.cli.context import store
 from mnemolog.cli.output import Exit, UserError, console, emit_json
 from mnemolog.domain.memory_item import Trust
-from mnemolog.domain.review import ItemNotFound, review_item
+from mnemolog.domain.services import review as reviewing
 
 
 def review(
@@ -32,15 +32,14 @@ def review(
         raise UserError(f"not an item id: {raw[:40]!r}", Exit.USAGE) from error
     with store() as s:
         try:
-            changed = review_item(s.app, item_id, chosen[0], by or getpass.getuser(), note)
-        except ItemNotFound as error:
+            result = reviewing.review(s, item_id, chosen[0], by or getpass.getuser(), note)
+        except reviewing.ItemNotFound as error:
             raise UserError(str(error), Exit.NOT_FOUND) from error
-        s.catch_up()
     if json_out:
-        emit_json({"item": str(item_id), "trust": chosen[0].value, "changed": changed})
+        emit_json(result.as_dict())
     else:
-        state = "now" if changed else "already"
-        console.print(f"item {item_id} is {state} {chosen[0].value}")
+        state = "now" if result.changed else "already"
+        console.print(f"item {item_id} is {state} {result.trust.value}")
 
 
 def register(app: typer.Typer) -> None:

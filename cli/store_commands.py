@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+from dataclasses import asdict
 
 import typer
 from mnemolog.adapters.settings import describe, load_settings
 from mnemolog.cli.context import store
 from mnemolog.cli.output import console, emit_json
-from mnemolog.projections.reads import ViewReads
-from mnemolog.projections.schema import table
 from rich.table import Table
 
 JSON = typer.Option(False, "--json", help="Print JSON instead of a table.")
@@ -20,19 +19,14 @@ def doctor(json_out: bool = JSON) -> None:
     with store() as s:
         events = s.app.max_notification_id()
         position = s.view.position(s.app.name)
-        reads = ViewReads(s.view)
-        counts = {
-            name: int(reads.query(f"SELECT COUNT(*) AS n FROM {table(name)}")[0]["n"])
-            for name in ("sessions", "items", "consolidations", "tombstones", "notes")
-        }
-        active = int(reads.query(f"SELECT COUNT(*) AS n FROM {table('items')} WHERE status = 'active'")[0]["n"])
+        counts = s.reads().counts()
         report = {
             "backend": s.backend,
             "location": s.location,
             "events": events,
             "projection_position": position,
             "caught_up": position >= events,
-            "counts": {**counts, "active_items": active},
+            "counts": asdict(counts),
         }
     if json_out:
         emit_json(report)
@@ -42,8 +36,8 @@ def doctor(json_out: bool = JSON) -> None:
     state = "[green]caught up[/green]" if report["caught_up"] else f"[yellow]{events - position} behind[/yellow]"
     console.print(f"views      at {position} ({state})")
     console.print(
-        f"memory     {counts['sessions']} sessions, {active} active items of {counts['items']}, "
-        f"{counts['consolidations']} consolidations, {counts['tombstones']} tombstones, {counts['notes']} notes"
+        f"memory     {counts.sessions} sessions, {counts.active_items} active items of {counts.items}, "
+        f"{counts.consolidations} consolidations, {counts.tombstones} tombstones, {counts.notes} notes"
     )
 
 

@@ -5,13 +5,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from uuid import UUID
 
-from mnemolog.domain.plan_checks import CurrentItem
+from mnemolog.domain.reads import ItemRow
 
 
 def sole_evidence_items(
-    items: Sequence[CurrentItem], gone: frozenset[UUID], live_sessions: frozenset[UUID] | None
-) -> list[CurrentItem]:
-    """Items whose evidence is all among ``gone`` (or, when known, not live)."""
+    items: Sequence[ItemRow], gone: frozenset[UUID], live_sessions: frozenset[UUID] | None
+) -> list[ItemRow]:
+    """Items whose evidence is all among ``gone`` (or, when known, not live).
+
+    ``live_sessions`` is the live evidence: live sessions and the notes nobody
+    withdrew (a note is evidence too).
+    """
     out = []
     for item in items:
         if not item.evidence or not any(e in gone for e in item.evidence):

@@ -1,4 +1,9 @@
-"""The Note aggregate: a user's explicit request to remember or correct something."""
+"""The Note aggregate: a user's explicit request to remember or correct something.
+
+A note is evidence: a consolidation may cite a pending note's id for an item
+of the note's scope, and the item stands while the note does. Withdrawing the
+note takes that evidence away (the next run retires what rested on it alone).
+"""
 
 from __future__ import annotations
 
@@ -31,6 +36,15 @@ class Note(EventSourced):
             """Mark applied."""
             aggregate.applied_by = self.consolidation_id
 
+    class Withdrawn(EventSourced.Event):
+        """The user took the note back: no run applies it, and it is no longer evidence."""
+
+        reason: str
+
+        def apply(self, aggregate: Any) -> None:
+            """Mark withdrawn."""
+            aggregate.withdrawn = True
+
     class Scrubbed(EventSourced.Event):
         """Tombstoned values were cut out of the note's text."""
 
@@ -49,6 +63,7 @@ class Note(EventSourced):
         self.source = source
         self.written_at = written_at
         self.applied_by: UUID | None = None
+        self.withdrawn = False
 
     def scrub(self, matcher: Any) -> bool:
         """Cut a tombstone matcher's values out of the text; False when it carries none."""
@@ -59,6 +74,13 @@ class Note(EventSourced):
         return True
 
     def mark_applied(self, consolidation_id: UUID) -> None:
-        """Record that a run applied this note."""
-        if self.applied_by is None:
+        """Record that a run applied this note (a withdrawn note is never applied)."""
+        if self.applied_by is None and not self.withdrawn:
             self.trigger_event(self.Applied, consolidation_id=consolidation_id)
+
+    def withdraw(self, reason: str) -> bool:
+        """Take the note back; False when it already was."""
+        if self.withdrawn:
+            return False
+        self.trigger_event(self.Withdrawn, reason=reason)
+        return True

@@ -2,31 +2,23 @@
 
 A plan that breaks a rule is rejected whole. Separately, code retires items the
 model kept although all their evidence is gone, or that carry a forgotten value.
+
+Evidence is sessions and notes: a plan may cite a selected session, or a
+pending note of the item's own scope (a project note for that project's items,
+a global note for global items); a revise may keep evidence its item already
+has. An item's evidence stands while a session is live or a note is not
+withdrawn.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from uuid import UUID
 
 from mnemolog.domain.consolidation import Override
 from mnemolog.domain.plan import GLOBAL_SCOPE, ConsolidationPlan, Edit, ItemKindName
+from mnemolog.domain.reads import ItemRow
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher
-
-
-@dataclass(frozen=True)
-class CurrentItem:
-    """An active item as phase 2 sees it."""
-
-    item_id: UUID
-    kind: str
-    scope: str
-    task_group: str
-    title: str
-    text: str
-    keywords: tuple[str, ...]
-    evidence: tuple[UUID, ...]
 
 
 def describe_edit(edit: Edit, index: int) -> str:
@@ -48,17 +40,20 @@ def _parse_ids(values: Sequence[str]) -> tuple[list[UUID], list[str]]:
 def check_plan(
     plan: ConsolidationPlan,
     *,
-    handles: Mapping[str, CurrentItem],
+    handles: Mapping[str, ItemRow],
     selected_scopes: Mapping[UUID, str],
-    global_note_ids: frozenset[UUID],
+    note_scopes: Mapping[UUID, str],
     matcher: TombstoneMatcher,
 ) -> list[Override]:
     """Every rule the plan breaks (empty when it may be applied).
 
-    Rules: targets are known handles; add/revise name evidence, all of it among
-    the selected sessions; a project item needs evidence from that project; a
-    global item needs evidence from more than one project, a global user note,
-    or is a user preference; no text carries a tombstoned value.
+    Rules: targets are known handles; add/revise name evidence, each a selected
+    session, a pending note (``note_scopes``: note id -> scope) or, for a
+    revise, evidence the item already has; a note is evidence only for an item
+    of its own scope; a project item needs evidence from that project (a
+    session or a note); a global item needs evidence from more than one
+    project, a global note, or is a user preference; no text carries a
+    tombstoned value.
     """
     problems: list[Override] = []
 
@@ -72,8 +67,10 @@ def check_plan(
         if edit.op in ("retire", "invalidate"):
             continue
         ids, bad = _parse_ids(edit.evidence)
-        notes = [i for i in ids if i in global_note_ids]
-        sessions = [i for i in ids if i not in global_note_ids]
+        already = set(target.evidence) if (target is not None and edit.op == "revise") else set()
+        notes = [i for i in ids if i in note_scopes]
+        kept = [i for i in ids if i not in note_scopes and i not in selected_scopes and i in already]
+        sessions = [i for i in ids if i not in note_scopes and i not in kept]
         unknown = [str(i) for i in sessions if i not in selected_scopes] + bad
         if unknown:
             reject(index, edit, "evidence names sessions that were not selected: " + ", ".join(sorted(unknown)))
@@ -82,12 +79,16 @@ def check_plan(
             reject(index, edit, "no evidence")
             continue
         scope = target.scope if (target is not None and edit.op == "revise") else edit.scope
+        foreign = sorted(str(n) for n in notes if note_scopes[n] != scope)
+        if foreign:
+            reject(index, edit, f"notes of another scope are no evidence for an item of scope {scope}: " + ", ".join(foreign))
+            continue
         evidence_scopes = {selected_scopes[i] for i in sessions}
-        if scope != GLOBAL_SCOPE and scope not in evidence_scopes:
+        if scope != GLOBAL_SCOPE and not (scope in evidence_scopes or notes or kept):
             reject(index, edit, f"scope {scope} is not covered by its evidence (from {', '.join(sorted(evidence_scopes)) or 'notes only'})")
             continue
         if scope == GLOBAL_SCOPE and not (
-            len(evidence_scopes) > 1 or notes or edit.kind == ItemKindName.PREFERENCE
+            len(evidence_scopes) > 1 or notes or kept or edit.kind == ItemKindName.PREFERENCE
         ):
             reject(index, edit, "a global item needs evidence from more than one project or an explicit user statement")
             continue
@@ -96,7 +97,7 @@ def check_plan(
     return problems
 
 
-def droppable_edits(plan: ConsolidationPlan, handles: Mapping[str, CurrentItem]) -> tuple[ConsolidationPlan, list[Override]]:
+def droppable_edits(plan: ConsolidationPlan, handles: Mapping[str, ItemRow]) -> tuple[ConsolidationPlan, list[Override]]:
     """Edits code drops one by one while the rest of the plan still applies.
 
     An edit whose target handle names no current item, or a second edit of an
@@ -122,20 +123,22 @@ def droppable_edits(plan: ConsolidationPlan, handles: Mapping[str, CurrentItem])
 
 
 def code_retirements(
-    items: Sequence[CurrentItem],
-    live_sessions: frozenset[UUID],
+    items: Sequence[ItemRow],
+    live_evidence: frozenset[UUID],
     matcher: TombstoneMatcher,
     touched: frozenset[UUID],
 ) -> list[Override]:
     """Items code must retire: all evidence gone, or a forgotten value inside.
 
-    ``touched`` holds items the plan already retires or invalidates.
+    ``live_evidence`` is what may still be evidence: live sessions and the
+    notes nobody withdrew. ``touched`` holds items the plan already retires or
+    invalidates.
     """
     retirements: list[Override] = []
     for item in items:
         if item.item_id in touched:
             continue
-        if item.evidence and not any(s in live_sessions for s in item.evidence):
+        if item.evidence and not any(e in live_evidence for e in item.evidence):
             retirements.append(
                 Override(action="retired", item_id=item.item_id, reason="all evidence is gone (deleted, pruned, polluted or withdrawn)")
             )

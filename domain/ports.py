@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Protocol
 
 from mnemolog.domain.extraction import ExtractionAnswer, TokenUsage
@@ -95,3 +96,73 @@ class Consolidator(Protocol):
     def consolidate(self, request: ConsolidationRequest) -> ConsolidationAnswer:
         """Return a plan, or raise ``ModelError``."""
         ...
+
+
+# ------------------------------------------------------------------ sessions on disk, redaction, scope
+
+
+class SessionUnreadable(Exception):
+    """A session file could not be read at all; ``str(error)`` is a one-line message."""
+
+
+class FoundSession(Protocol):
+    """A session file a source found, with a per-file error if it cannot be opened."""
+
+    @property
+    def path(self) -> Path:
+        """Where the file is."""
+        ...
+
+    @property
+    def error(self) -> str | None:
+        """Why the file cannot be read (None when it can)."""
+        ...
+
+
+class SessionSource(Protocol):
+    """Where recorded agent sessions come from (files on disk)."""
+
+    def discover(self, paths: Sequence[Path]) -> Sequence[FoundSession]:
+        """Every session file under ``paths`` (files or folders), sorted, without duplicates."""
+        ...
+
+    def content_hash(self, path: Path) -> str:
+        """A digest of the file's bytes (unchanged bytes: nothing to read again); raises ``SessionUnreadable``."""
+        ...
+
+    def read(self, path: Path) -> Transcript:
+        """The file's transcript; raises ``SessionUnreadable``."""
+        ...
+
+
+class Redactor(Protocol):
+    """Cuts secrets out of text before it is stored or sent to a model (guarantee 5)."""
+
+    def redact(self, text: str) -> tuple[str, int]:
+        """The text with its secrets replaced, and how many were."""
+        ...
+
+    def redact_transcript(self, transcript: Transcript) -> tuple[Transcript, int]:
+        """The transcript with every session-derived text redacted, and how many secrets were."""
+        ...
+
+
+class ScopeLookup(Protocol):
+    """Which project a session belongs to."""
+
+    def remote_of(self, transcript: Transcript) -> str | None:
+        """The session's git remote: as recorded, else asked of its repository when that is here."""
+        ...
+
+    def scope_key(self, remote: str | None, cwd: str | None) -> str:
+        """The project scope key from a git remote and a working folder."""
+        ...
+
+
+Progress = Callable[[int, int, str], None]
+"""Told (done, total, label) as a long command advances."""
+
+
+def no_progress(done: int, total: int, label: str) -> None:
+    """A progress display that shows nothing."""
+    return None

@@ -45,6 +45,39 @@ class ItemRow:
 
 
 @dataclass(frozen=True)
+class SearchHit:
+    """An item that matched a search, with its relevance (higher is better)."""
+
+    item: ItemRow
+    score: float
+
+
+@dataclass(frozen=True)
+class EvidenceSession:
+    """A session an item names as evidence, as ``show`` describes it."""
+
+    session_id: UUID
+    source: str
+    native_id: str
+    cwd: str
+    scope: str
+    updated_at: datetime | None
+    rollout_summary: str
+
+
+@dataclass(frozen=True)
+class ViewCounts:
+    """How much the views hold (``doctor``)."""
+
+    sessions: int
+    items: int
+    active_items: int
+    consolidations: int
+    tombstones: int
+    notes: int
+
+
+@dataclass(frozen=True)
 class SelectedSession:
     """A selected extraction's content, for the consolidation model."""
 
@@ -141,6 +174,31 @@ class ItemReads(Protocol):
         """Which of these item ids exist."""
         ...
 
+    def context_items(self, project: str, offset: int, limit: int) -> list[ItemRow]:
+        """Current, not rejected items of ``project`` and global, best first: accepted, then
+        proposed, then doubted; within each the most used, then the most recently updated."""
+        ...
+
+    def item(self, item_id: UUID, project: str) -> ItemRow | None:
+        """One item of ``project`` or global, whatever its status; None when unknown or another project's."""
+        ...
+
+    def evidence_of(self, item_id: UUID) -> list[EvidenceSession]:
+        """The recorded sessions an item names as evidence, oldest first."""
+        ...
+
+    def search(self, query: str, project: str | None, kind: str | None, limit: int) -> list[SearchHit]:
+        """Current items of ``project`` and global matching the words of ``query``, best first.
+
+        Every word must match; when no item has them all, items with any are
+        ranked instead. ``project`` None searches every scope (administration only).
+        """
+        ...
+
+    def counts(self) -> ViewCounts:
+        """How many sessions, items (and active ones), consolidations, tombstones and notes the views hold."""
+        ...
+
 
 class NoteReads(Protocol):
     """The notes view."""
@@ -155,6 +213,14 @@ class NoteReads(Protocol):
 
     def note_sources(self) -> set[str]:
         """Where the notes came from (notes files are imported once each)."""
+        ...
+
+    def notes(self, project: str | None = None, include_done: bool = True) -> list[NoteRow]:
+        """Notes of ``project`` and global ones (every note when None), oldest first; only pending ones unless ``include_done``."""
+        ...
+
+    def live_note_ids(self) -> frozenset[UUID]:
+        """Notes that may be evidence: every note not withdrawn (applied ones included)."""
         ...
 
 

@@ -23,6 +23,8 @@ from uuid import UUID
 from mnemolog.domain.plan import GLOBAL_SCOPE
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
+_CHUNK = re.compile(r"\S+")
+_LINE = re.compile(r".+")  # a line (without its newline)
 FORGOTTEN_MARK = "[forgotten]"
 
 
@@ -35,12 +37,56 @@ class Token:
     end: int
 
 
+def _continues_cluster(char: str) -> bool:
+    # Marks and Hangul vowel/final jamo compose with what precedes them under NFKC.
+    return unicodedata.category(char)[0] == "M" or "\u1160" <= char <= "\u11ff" or "\ud7b0" <= char <= "\ud7ff"
+
+
+def _folded_words(chunk: str, offset: int) -> list[Token]:
+    """Tokens of a chunk whose NFKC form differs from it, with spans in the original text.
+
+    NFKC changes lengths (ligatures expand, combining marks compose), so each
+    cluster is folded on its own and every folded character keeps the span of
+    the cluster it came from.
+    """
+    parts: list[str] = []
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for end in range(1, len(chunk) + 1):
+        if end < len(chunk) and _continues_cluster(chunk[end]):
+            continue
+        piece = unicodedata.normalize("NFKC", chunk[start:end])
+        parts.append(piece)
+        spans.extend([(offset + start, offset + end)] * len(piece))
+        start = end
+    return [
+        Token(m.group(0).casefold(), spans[m.start()][0], spans[m.end() - 1][1])
+        for m in _TOKEN.finditer("".join(parts))
+    ]
+
+
+def _words(text: str, offset: int) -> list[Token]:
+    return [Token(m.group(0).casefold(), offset + m.start(), offset + m.end()) for m in _TOKEN.finditer(text)]
+
+
 def tokens(text: str) -> list[Token]:
-    """Words of ``text`` folded for matching (NFKC, case-folded), with their spans."""
-    folded = unicodedata.normalize("NFKC", text)
-    # NFKC can change lengths; match on the folded text only when lengths agree.
-    source = folded if len(folded) == len(text) else text
-    return [Token(m.group(0).casefold(), m.start(), m.end()) for m in _TOKEN.finditer(source)]
+    """Words of ``text`` folded for matching (NFKC, case-folded), with their spans in ``text``."""
+    if unicodedata.is_normalized("NFKC", text):
+        return _words(text, 0)
+    # Words never span whitespace, and NFKC keeps whitespace whitespace: fold line
+    # by line, then chunk by chunk, only where the text is not already folded.
+    found: list[Token] = []
+    for line in _LINE.finditer(text):
+        if unicodedata.is_normalized("NFKC", line.group(0)):
+            found.extend(_words(line.group(0), line.start()))
+            continue
+        for chunk in _CHUNK.finditer(line.group(0)):
+            at = line.start() + chunk.start()
+            if unicodedata.is_normalized("NFKC", chunk.group(0)):
+                found.extend(_words(chunk.group(0), at))
+            else:
+                found.extend(_folded_words(chunk.group(0), at))
+    return found
 
 
 def value_digest(key: bytes, words: Iterable[str]) -> str:
@@ -97,6 +143,30 @@ def reaches(rule_scope: str, reader_scope: str | None) -> bool:
     return reader_scope is EVERY_PROJECT or rule_scope in (GLOBAL_SCOPE, reader_scope)
 
 
+def _unmarked_runs(text: str) -> list[list[Token]]:
+    """The tokens of ``text`` in runs between the marks a scrub left.
+
+    A mark is never part of a match: its word would otherwise match a value
+    that holds it ("forgotten ...") or join its neighbours into the value
+    again, and a scrubbed text would never be clean.
+    """
+    toks = tokens(text)
+    if FORGOTTEN_MARK not in text:
+        return [toks]
+    marks = [(m.start(), m.end()) for m in re.finditer(re.escape(FORGOTTEN_MARK), text)]
+    runs: list[list[Token]] = [[]]
+    j = 0
+    for token in toks:  # tokens and marks both run left to right
+        while j < len(marks) and marks[j][1] <= token.start:
+            j += 1
+        if j < len(marks) and marks[j][0] <= token.start and token.end <= marks[j][1]:
+            if runs[-1]:
+                runs.append([])
+        else:
+            runs[-1].append(token)
+    return runs
+
+
 @dataclass(frozen=True)
 class Match:
     """Where a tombstoned value was found."""
@@ -118,17 +188,17 @@ class TombstoneMatcher:
         rules = [r for r in self.rules if reaches(r.scope, scope)]
         if not rules or not text:
             return []
-        toks = tokens(text)
         found: list[Match] = []
         by_width: dict[int, dict[str, UUID]] = {}
         for rule in rules:
             by_width.setdefault(rule.width, {})[rule.digest] = rule.tombstone_id
-        for width, digests in by_width.items():
-            for i in range(len(toks) - width + 1):
-                window = toks[i : i + width]
-                hit = digests.get(value_digest(self.key, (t.text for t in window)))
-                if hit is not None:
-                    found.append(Match(hit, window[0].start, window[-1].end))
+        for toks in _unmarked_runs(text):
+            for width, digests in by_width.items():
+                for i in range(len(toks) - width + 1):
+                    window = toks[i : i + width]
+                    hit = digests.get(value_digest(self.key, (t.text for t in window)))
+                    if hit is not None:
+                        found.append(Match(hit, window[0].start, window[-1].end))
         return sorted(found, key=lambda m: (m.start, m.end))
 
     def contains(self, text: str, scope: str | None) -> bool:

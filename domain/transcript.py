@@ -9,9 +9,13 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
+from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    from mnemolog.domain.tombstone_matcher import TombstoneMatcher
 
 
 class SessionTextMarker:
@@ -91,3 +95,24 @@ class Transcript(Frozen):
     def user_message_count(self) -> int:
         """How many user messages the transcript keeps."""
         return sum(1 for item in self.items if item.kind is ItemKind.USER)
+
+
+def scrub_transcript(transcript: Transcript, matcher: TombstoneMatcher, scope: str) -> tuple[Transcript, tuple[UUID, ...]]:
+    """A transcript with every value withheld from ``scope`` cut out, and the tombstones that matched (ingest, after redaction)."""
+    if not matcher.rules:
+        return transcript, ()
+    hits: set[UUID] = set()
+    items = []
+    for item in transcript.items:
+        clean, ids = matcher.scrub(item.text, scope)
+        hits.update(ids)
+        items.append(item.model_copy(update={"text": clean}) if ids else item)
+    meta = transcript.meta
+    if meta.first_user_message:
+        clean, ids = matcher.scrub(meta.first_user_message, scope)
+        if ids:
+            hits.update(ids)
+            meta = meta.model_copy(update={"first_user_message": clean})
+    if not hits:
+        return transcript, ()
+    return transcript.model_copy(update={"items": tuple(items), "meta": meta}), tuple(sorted(hits, key=str))

@@ -18,11 +18,12 @@ from pathlib import Path
 
 from eventsourcing.persistence import Tracking
 from mnemolog.domain.application import MnemologApp
+from mnemolog.domain.reads import ItemRow
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher
-from mnemolog.projections.folder_model import FolderItem, FolderModel, without_forgotten
+from mnemolog.projections.folder_model import FolderModel, without_forgotten
 from mnemolog.projections.log_reader import log_events
 from mnemolog.projections.markdown_folder import render_folder
-from mnemolog.projections.reads import ViewReads, folder_item, when
+from mnemolog.projections.reads import ViewReads, item_row
 from mnemolog.projections.schema import table
 from mnemolog.projections.view_store import MemoryView, open_sqlite_view
 
@@ -61,7 +62,7 @@ def folder_as_of(
     return files
 
 
-def items_valid_at(app: MnemologApp, at: datetime, matcher: TombstoneMatcher, project: str | None = None) -> list[FolderItem]:
+def items_valid_at(app: MnemologApp, at: datetime, matcher: TombstoneMatcher, project: str | None = None) -> list[ItemRow]:
     """Items memory holds (now) to have been true at ``at``: valid_from (or creation) <= T < valid_to."""
     with replayed_view(app, None) as view:
         cond, params = ("1 = 1", []) if project is None else ("scope IN (?, 'global')", [project])
@@ -69,12 +70,12 @@ def items_valid_at(app: MnemologApp, at: datetime, matcher: TombstoneMatcher, pr
             f"SELECT * FROM {table('items')} WHERE status IN ('active', 'invalidated') AND {cond} ORDER BY id", params
         )
     out = []
-    for r in rows:
-        start = when(r["valid_from"]) or when(r["created_at"])
-        end = when(r["valid_to"])
+    for row in map(item_row, rows):
+        start = row.valid_from or row.created_at
+        end = row.valid_to
         if start is None or start > at or (end is not None and end <= at):
             continue
-        item = replace(folder_item(r), valid_from=start, updated_at=when(r["updated_at"]) or start)
+        item = replace(row, valid_from=start, updated_at=row.updated_at or start)
         if not matcher.withholds(item, project):
             out.append(item)
     return out

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
+from mnemolog.domain.reads import ItemRow
 from mnemolog.domain.tombstone_matcher import EVERY_PROJECT, TombstoneMatcher
 
 
@@ -31,29 +32,10 @@ class FolderSession:
 
 
 @dataclass(frozen=True)
-class FolderItem:
-    """An active memory item."""
-
-    item_id: str
-    kind: str  # preference | knowledge | failure | task | skill
-    scope: str  # a project scope key or "global"
-    task_group: str
-    title: str
-    text: str
-    keywords: tuple[str, ...]
-    evidence: tuple[str, ...]  # session ids (aggregate ids)
-    trust: str  # proposed | accepted | doubted | rejected
-    valid_from: datetime | None
-    updated_at: datetime
-    usage_count: int = 0
-    last_used: datetime | None = None
-
-
-@dataclass(frozen=True)
 class FolderModel:
     """Everything one render needs. ``project`` limits it to one scope plus global."""
 
-    items: tuple[FolderItem, ...]
+    items: tuple[ItemRow, ...]  # active items
     sessions: tuple[FolderSession, ...]
     user_profile: str = ""
     project: str | None = None

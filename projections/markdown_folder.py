@@ -17,9 +17,11 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from uuid import UUID
 
+from mnemolog.domain.reads import ItemRow
 from mnemolog.projections.codex_layout import rfc3339_utc, rollout_summary_stem
-from mnemolog.projections.folder_model import FolderItem, FolderModel, FolderSession
+from mnemolog.projections.folder_model import FolderModel, FolderSession
 
 GLOBAL_SCOPE = "global"
 SUMMARY_TOKEN_BUDGET = 2500
@@ -55,13 +57,21 @@ def _utc(moment: datetime) -> datetime:
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
-def item_order_key(item: FolderItem) -> tuple[int, int, float, str]:
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def _changed(item: ItemRow) -> datetime:
+    """When the item last changed (UTC): its update, else its creation."""
+    return _utc(item.updated_at or item.created_at or _EPOCH)
+
+
+def item_order_key(item: ItemRow) -> tuple[int, int, float, str]:
     """Most important first: trust, usage count, newer, then item id."""
     return (
         _TRUST_RANK.get(item.trust, len(_TRUST_RANK)),
-        -item.usage_count,
-        -_utc(item.updated_at).timestamp(),
-        item.item_id,
+        -item.use_count,
+        -_changed(item).timestamp(),
+        str(item.item_id),
     )
 
 
@@ -90,11 +100,11 @@ def _short(text: str, max_words: int = SHORT_TEXT_WORDS) -> str:
     return " ".join(words[:max_words]) + " …"
 
 
-def _marker(item: FolderItem) -> str:
+def _marker(item: ItemRow) -> str:
     return f" [item:{item.item_id}]"
 
 
-def _group_name(item: FolderItem) -> str:
+def _group_name(item: ItemRow) -> str:
     return _inline(item.task_group) or "General"
 
 
@@ -122,7 +132,7 @@ class _View:
     """The model after the scope filter, sorted, with each session's file stem."""
 
     model: FolderModel
-    items: tuple[FolderItem, ...]  # shown items, most important first
+    items: tuple[ItemRow, ...]  # shown items, most important first
     sessions: tuple[FolderSession, ...]  # ascending native id
     stems: dict[str, str]  # session_id -> stem
     by_session_id: dict[str, FolderSession]
@@ -132,9 +142,10 @@ class _View:
         found = {item.scope for item in self.items}
         return sorted(found, key=lambda scope: _scope_order(self.model, scope))
 
-    def evidence(self, item: FolderItem) -> list[FolderSession]:
+    def evidence(self, item: ItemRow) -> list[FolderSession]:
         """The item's evidence sessions present in this folder, oldest first."""
-        found = {sid: self.by_session_id[sid] for sid in item.evidence if sid in self.by_session_id}
+        ids = (str(sid) for sid in item.evidence)
+        found = {sid: self.by_session_id[sid] for sid in ids if sid in self.by_session_id}
         return sorted(found.values(), key=lambda s: (_utc(s.updated_at), s.native_id, s.session_id))
 
 
@@ -175,10 +186,10 @@ def _view(model: FolderModel) -> _View:
 class _Group:
     scope: str
     name: str
-    items: tuple[FolderItem, ...]  # most important first
+    items: tuple[ItemRow, ...]  # most important first
 
     @property
-    def tasks(self) -> tuple[FolderItem, ...]:
+    def tasks(self) -> tuple[ItemRow, ...]:
         return tuple(item for item in self.items if item.kind == "task")
 
     def keywords(self, limit: int = GROUP_KEYWORDS) -> list[str]:
@@ -188,7 +199,7 @@ class _Group:
 
 def _groups(view: _View) -> list[_Group]:
     """Task groups per (scope, name): scope order, then their most important item, then name."""
-    members: dict[tuple[str, str], list[FolderItem]] = {}
+    members: dict[tuple[str, str], list[ItemRow]] = {}
     for item in view.items:  # already in importance order
         members.setdefault((item.scope, _group_name(item)), []).append(item)
     groups = [_Group(scope, name, tuple(items)) for (scope, name), items in members.items()]
@@ -233,7 +244,7 @@ def _render_group(view: _View, group: _Group) -> list[str]:
         _scope_line(view, group.scope),
         _applies_to(view, group),
     ]
-    task_evidence: list[tuple[int, set[str]]] = []
+    task_evidence: list[tuple[int, set[UUID]]] = []
     for number, task in enumerate(group.tasks, start=1):
         task_evidence.append((number, set(task.evidence)))
         lines += ["", f"## Task {number}: {_inline(task.title) or 'untitled'}{_marker(task)}"]
@@ -321,25 +332,25 @@ def _clean_profile(profile: str, max_words: int) -> str:
     return re.sub(r"\n{3,}", "\n\n", text).strip()
 
 
-def _scope_suffix(view: _View, item: FolderItem) -> str:
+def _scope_suffix(view: _View, item: ItemRow) -> str:
     if item.scope == GLOBAL_SCOPE:
         return ""
     return f" (project: {_label(view.model, item.scope)})"
 
 
-def _preference_line(view: _View, item: FolderItem) -> str:
+def _preference_line(view: _View, item: ItemRow) -> str:
     text = _short(item.text or item.title)
     return f"- {text}{_scope_suffix(view, item)}{_marker(item)}"
 
 
-def _tip_line(view: _View, item: FolderItem) -> str:
+def _tip_line(view: _View, item: ItemRow) -> str:
     title, text = _inline(item.title), _short(item.text)
     repeated = bool(title) and text.casefold().startswith(title.rstrip("…").casefold())
     body = f"{title}: {text}" if title and text and not repeated else (text or title)
     return f"- {body}{_scope_suffix(view, item)}{_marker(item)}"
 
 
-def _topic_line(item: FolderItem) -> str:
+def _topic_line(item: ItemRow) -> str:
     keywords = ", ".join(k for k in (_inline(k) for k in item.keywords) if k)
     head = f"{_inline(item.title) or 'untitled'} ({_group_name(item)})"
     return f"- {head}: {keywords}{_marker(item)}" if keywords else f"- {head}{_marker(item)}"
@@ -355,7 +366,7 @@ def _fallback_line(group: _Group) -> str:
 class _SummaryPlan:
     """What one attempt at the summary keeps."""
 
-    kept: frozenset[str]  # item ids
+    kept: frozenset[UUID]  # item ids
     fallback_groups: frozenset[tuple[str, str]]  # groups that may get a fallback line
     profile_words: int
 
@@ -370,7 +381,7 @@ class _SummaryRenderer:
         self.prefs.sort(key=lambda i: (_scope_order(view.model, i.scope), item_order_key(i)))
         self.tips = [i for i in view.items if i.kind in _TIP_KINDS]
         self.tasks = [i for i in view.items if i.kind == "task"]
-        newest = max((_utc(t.updated_at).date() for t in self.tasks), default=None)
+        newest = max((_changed(t).date() for t in self.tasks), default=None)
         self.cutoff: date | None = (
             newest - timedelta(days=RECENT_WINDOW_DAYS - 1) if newest else None
         )
@@ -383,8 +394,8 @@ class _SummaryRenderer:
     def _group_key(group: _Group) -> tuple[tuple[int, int, float, str], str, str]:
         return (item_order_key(group.items[0]), group.scope, group.name)
 
-    def _is_recent(self, item: FolderItem) -> bool:
-        return self.cutoff is not None and _utc(item.updated_at).date() >= self.cutoff
+    def _is_recent(self, item: ItemRow) -> bool:
+        return self.cutoff is not None and _changed(item).date() >= self.cutoff
 
     def render(self, plan: _SummaryPlan) -> str:
         lines = ["v1", "", "## User Profile", ""]
@@ -422,10 +433,10 @@ class _SummaryRenderer:
             if not recent:
                 continue
             lines += ["", f"### {_label(self.view.model, scope)}"]
-            days = sorted({_utc(t.updated_at).date() for t in recent}, reverse=True)
+            days = sorted({_changed(t).date() for t in recent}, reverse=True)
             for day in days:
                 lines += ["", f"#### {day.isoformat()}", ""]
-                lines += [_topic_line(t) for t in recent if _utc(t.updated_at).date() == day]
+                lines += [_topic_line(t) for t in recent if _changed(t).date() == day]
         older_lines: list[str] = []
         for scope in self.view.scopes():
             older = [

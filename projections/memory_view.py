@@ -342,12 +342,15 @@ def _note(sql: Sql, e: Any) -> None:
                 "source": e.source,
                 "written_at": iso(e.written_at),
                 "applied_by": None,
+                "withdrawn": 0,
             },
         )
     elif isinstance(e, Note.Scrubbed):
         _update(sql, "notes", nid, {"text": e.text})
     elif isinstance(e, Note.Applied):
         _update(sql, "notes", nid, {"applied_by": str(e.consolidation_id)})
+    elif isinstance(e, Note.Withdrawn):
+        _update(sql, "notes", nid, {"withdrawn": 1})
 
 
 def _ignore(sql: Sql, e: Any) -> None:

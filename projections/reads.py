@@ -9,13 +9,21 @@ from typing import Any
 from uuid import UUID
 
 from mnemolog.domain.consolidation import SelectedInput
-from mnemolog.domain.phase_two import SelectedSession
-from mnemolog.domain.plan_checks import CurrentItem
-from mnemolog.domain.ports import NoteForModel
+from mnemolog.domain.plan import GLOBAL_SCOPE
+from mnemolog.domain.reads import (
+    EvidenceSession,
+    ItemRow,
+    NoteRow,
+    SearchHit,
+    SelectedSession,
+    SessionTexts,
+    ViewCounts,
+)
 from mnemolog.domain.selection import Candidate
 from mnemolog.domain.tombstone_matcher import TombstoneRule
-from mnemolog.projections.folder_model import FolderItem, FolderModel, FolderSession
+from mnemolog.projections.folder_model import FolderModel, FolderSession
 from mnemolog.projections.schema import table
+from mnemolog.projections.search import search_rows
 from mnemolog.projections.view_store import MemoryView
 
 LIVE = "deleted = 0 AND pruned = 0 AND mode = 'enabled' AND extraction_status = 'extracted'"
@@ -33,27 +41,49 @@ def scope_filter(project: str | None, column: str = "scope") -> tuple[str, list[
     return f"{column} IN (?, 'global')", [project]
 
 
-def folder_item(r: dict[str, Any]) -> FolderItem:
-    """A rendered item from an items row (with use_count and last_used when joined)."""
-    return FolderItem(
-        item_id=r["id"],
+def item_row(r: dict[str, Any]) -> ItemRow:
+    """The one mapper from an items row (with ``use_count`` and ``last_used`` when joined) to an ItemRow."""
+    return ItemRow(
+        item_id=UUID(r["id"]),
         kind=r["kind"],
         scope=r["scope"],
-        task_group=r["task_group"],
-        title=r["title"],
-        text=r["text"],
-        keywords=tuple(json.loads(r["keywords"])),
-        evidence=tuple(json.loads(r["evidence"])),
+        task_group=r["task_group"] or "",
+        title=r["title"] or "",
+        text=r["text"] or "",
+        keywords=tuple(json.loads(r["keywords"] or "[]")),
+        evidence=tuple(UUID(e) for e in json.loads(r["evidence"] or "[]")),
         trust=r["trust"],
+        status=r["status"],
         valid_from=when(r["valid_from"]),
-        updated_at=when(r["updated_at"]) or when(r["created_at"]),  # type: ignore[arg-type]
-        usage_count=int(r.get("use_count") or 0),
+        valid_to=when(r["valid_to"]),
+        created_at=when(r["created_at"]),
+        updated_at=when(r["updated_at"]),
+        revision=int(r["revision"] or 1),
+        use_count=int(r.get("use_count") or 0),
         last_used=when(r.get("last_used")),
     )
 
 
+def note_row(r: dict[str, Any]) -> NoteRow:
+    """A notes row as the read port's note type."""
+    return NoteRow(
+        note_id=UUID(r["id"]),
+        intent=r["intent"],
+        scope=r["scope"],
+        text=r["text"] or "",
+        source=r["source"] or "",
+        written_at=when(r["written_at"]),
+        applied_by=UUID(r["applied_by"]) if r["applied_by"] else None,
+        withdrawn=bool(r["withdrawn"]),
+    )
+
+
+_WITH_USAGE = f"SELECT i.*, u.use_count, u.last_used FROM {table('items')} i LEFT JOIN {table('item_usage')} u ON u.item_id = i.id"
+_TRUST_ORDER = "CASE i.trust WHEN 'accepted' THEN 0 WHEN 'proposed' THEN 1 ELSE 2 END"
+
+
 class ViewReads:
-    """Queries the CLI and the use cases need; each opens a short read transaction."""
+    """The read port (``domain.reads.MemoryReads``) over the view tables; each query is one short read transaction."""
 
     def __init__(self, view: MemoryView) -> None:
         self.view = view
@@ -63,7 +93,17 @@ class ViewReads:
         with self.view.reading() as sql:
             return sql.rows(statement, params)
 
-    # phase 1 -----------------------------------------------------------------
+    # sessions -----------------------------------------------------------------
+    def known_files(self) -> dict[str, str]:
+        """Content hash by file path of every session not deleted (ingest skips unchanged bytes)."""
+        rows = self.query(f"SELECT path, content_hash FROM {table('sessions')} WHERE deleted = 0")
+        return {r["path"]: r["content_hash"] for r in rows}
+
+    def sessions_to_reassess(self) -> list[UUID]:
+        """Sessions whose eligibility may change with time (not yet eligible, not deleted)."""
+        rows = self.query(f"SELECT id FROM {table('sessions')} WHERE deleted = 0 AND (eligible = 0 OR eligible IS NULL) ORDER BY id")
+        return [UUID(r["id"]) for r in rows]
+
     def sessions_to_extract(self, now: datetime, limit: int | None = None) -> list[UUID]:
         """Eligible, enabled sessions whose current content has no answer yet and may be tried now."""
         rows = self.query(
@@ -75,12 +115,6 @@ class ViewReads:
         ids = [UUID(r["id"]) for r in rows]
         return ids[:limit] if limit is not None else ids
 
-    def sessions_to_reassess(self) -> list[UUID]:
-        """Sessions whose eligibility may change with time (not yet eligible, not deleted)."""
-        rows = self.query(f"SELECT id FROM {table('sessions')} WHERE deleted = 0 AND (eligible = 0 OR eligible IS NULL) ORDER BY id")
-        return [UUID(r["id"]) for r in rows]
-
-    # phase 2 -----------------------------------------------------------------
     def candidates(self) -> list[Candidate]:
         """Sessions with a current extraction, with their usage ranks."""
         rows = self.query(
@@ -114,24 +148,109 @@ class ViewReads:
         """Sessions that may be evidence."""
         return frozenset(UUID(r["id"]) for r in self.query(f"SELECT id FROM {table('sessions')} WHERE {LIVE}"))
 
-    def active_items(self, project: str | None = None) -> list[CurrentItem]:
-        """Current memory (optionally for one project plus global)."""
-        cond, params = scope_filter(project)
-        rows = self.query(f"SELECT * FROM {table('items')} WHERE status = 'active' AND {cond} ORDER BY id", params)
+    def gone_session_ids(self) -> frozenset[UUID]:
+        """Sessions that can no longer feed memory (deleted, pruned, disabled, polluted)."""
+        rows = self.query(f"SELECT id FROM {table('sessions')} WHERE deleted = 1 OR pruned = 1 OR mode <> 'enabled'")
+        return frozenset(UUID(r["id"]) for r in rows)
+
+    def withdrawable_session_ids(self) -> list[UUID]:
+        """Sessions neither pruned nor deleted (what a reset withdraws)."""
+        rows = self.query(f"SELECT id FROM {table('sessions')} WHERE pruned = 0 AND deleted = 0 ORDER BY id")
+        return [UUID(r["id"]) for r in rows]
+
+    def session_texts(self) -> list[SessionTexts]:
+        """Every session's stored texts (first message, rollout summary and slug, raw memory)."""
+        rows = self.query(
+            f"SELECT id, scope, first_user_message, rollout_summary, rollout_slug, raw_memory FROM {table('sessions')} ORDER BY id"
+        )
+        columns = ("first_user_message", "rollout_summary", "rollout_slug", "raw_memory")
+        return [SessionTexts(UUID(r["id"]), r["scope"], tuple(r[c] for c in columns if r[c])) for r in rows]
+
+    def resolve_session(self, reference: str) -> UUID | None:
+        """A session's id from its mnemolog id or its agent's own id; None when unknown or ambiguous."""
+        rows = self.query(f"SELECT id FROM {table('sessions')} WHERE id = ? OR native_id = ?", [reference, reference])
+        return UUID(rows[0]["id"]) if len(rows) == 1 else None
+
+    # items --------------------------------------------------------------------
+    def active_items(self, project: str | None = None) -> list[ItemRow]:
+        """Current memory (optionally for one project plus global), by id."""
+        cond, params = scope_filter(project, "i.scope")
+        rows = self.query(
+            f"SELECT i.*, u.use_count, u.last_used FROM {table('items')} i "
+            f"LEFT JOIN {table('item_usage')} u ON u.item_id = i.id WHERE i.status = 'active' AND {cond} ORDER BY i.id",
+            params,
+        )
+        return [item_row(r) for r in rows]
+
+    def known_item_ids(self, ids: Sequence[str]) -> set[str]:
+        """Which of these item ids exist."""
+        if not ids:
+            return set()
+        marks = ", ".join("?" for _ in ids)
+        return {r["id"] for r in self.query(f"SELECT id FROM {table('items')} WHERE id IN ({marks})", list(ids))}
+
+    def context_items(self, project: str, offset: int, limit: int) -> list[ItemRow]:
+        """Current, not rejected items of ``project`` and global: accepted, proposed, doubted; most used, newest first."""
+        rows = self.query(
+            f"{_WITH_USAGE} WHERE i.status = 'active' AND i.trust <> 'rejected' AND i.scope IN (?, ?) "
+            f"ORDER BY {_TRUST_ORDER}, COALESCE(u.use_count, 0) DESC, i.updated_at DESC, i.id LIMIT ? OFFSET ?",
+            [project, GLOBAL_SCOPE, limit, offset],
+        )
+        return [item_row(r) for r in rows]
+
+    def item(self, item_id: UUID, project: str) -> ItemRow | None:
+        """One item of ``project`` or global, whatever its status."""
+        rows = self.query(f"{_WITH_USAGE} WHERE i.id = ? AND i.scope IN (?, ?)", [str(item_id), project, GLOBAL_SCOPE])
+        return item_row(rows[0]) if rows else None
+
+    def evidence_of(self, item_id: UUID) -> list[EvidenceSession]:
+        """The recorded sessions an item names as evidence, oldest first."""
+        rows = self.query(
+            f"SELECT s.id, s.source, s.native_id, s.cwd, s.scope, s.updated_at, s.rollout_summary "
+            f"FROM {table('item_evidence')} e JOIN {table('sessions')} s ON s.id = e.session_id "
+            f"WHERE e.item_id = ? ORDER BY s.updated_at, s.id",
+            [str(item_id)],
+        )
         return [
-            CurrentItem(
-                item_id=UUID(r["id"]),
-                kind=r["kind"],
-                scope=r["scope"],
-                task_group=r["task_group"],
-                title=r["title"],
-                text=r["text"],
-                keywords=tuple(json.loads(r["keywords"])),
-                evidence=tuple(UUID(e) for e in json.loads(r["evidence"])),
+            EvidenceSession(
+                UUID(r["id"]), r["source"], r["native_id"], r["cwd"] or "", r["scope"], when(r["updated_at"]), r["rollout_summary"] or ""
             )
             for r in rows
         ]
 
+    def search(self, query: str, project: str | None, kind: str | None, limit: int) -> list[SearchHit]:
+        """Current items of ``project`` and global matching the words of ``query``, best first."""
+        rows = search_rows(self.view, query, project, kind, limit)
+        return [SearchHit(item_row(r), round(float(r["score"] or 0.0), 6)) for r in rows]
+
+    # notes --------------------------------------------------------------------
+    def pending_notes(self) -> list[NoteRow]:
+        """Notes no consolidation has applied and nobody withdrew, oldest first."""
+        rows = self.query(
+            f"SELECT * FROM {table('notes')} WHERE applied_by IS NULL AND withdrawn = 0 ORDER BY written_at, id"
+        )
+        return [note_row(r) for r in rows]
+
+    def notes(self, project: str | None = None, include_done: bool = True) -> list[NoteRow]:
+        """Notes of ``project`` and global ones (every note when None), oldest first; only pending ones unless ``include_done``."""
+        cond, params = scope_filter(project)
+        pending = "" if include_done else " AND applied_by IS NULL AND withdrawn = 0"
+        rows = self.query(f"SELECT * FROM {table('notes')} WHERE {cond}{pending} ORDER BY written_at, id", params)
+        return [note_row(r) for r in rows]
+
+    def live_note_ids(self) -> frozenset[UUID]:
+        """Notes that may be evidence: every note not withdrawn (applied ones included)."""
+        return frozenset(UUID(r["id"]) for r in self.query(f"SELECT id FROM {table('notes')} WHERE withdrawn = 0"))
+
+    def note_ids(self) -> list[UUID]:
+        """Every note (forgetting scrubs their texts)."""
+        return [UUID(r["id"]) for r in self.query(f"SELECT id FROM {table('notes')} ORDER BY id")]
+
+    def note_sources(self) -> set[str]:
+        """Where the notes came from (notes files are imported once each)."""
+        return {r["source"] for r in self.query(f"SELECT DISTINCT source FROM {table('notes')}")}
+
+    # consolidations -----------------------------------------------------------
     def last_completed_selection(self) -> tuple[SelectedInput, ...]:
         """The selection of the last completed consolidation."""
         row = self.query(
@@ -141,16 +260,6 @@ class ViewReads:
             return ()
         return tuple(SelectedInput.model_validate(s) for s in json.loads(row[0]["selection"]))
 
-    def pending_notes(self) -> list[NoteForModel]:
-        """Notes no consolidation has applied."""
-        rows = self.query(f"SELECT * FROM {table('notes')} WHERE applied_by IS NULL ORDER BY written_at, id")
-        return [NoteForModel(r["id"], r["intent"], r["scope"], r["text"]) for r in rows]
-
-    def tombstone_rules(self) -> list[TombstoneRule]:
-        """Active tombstones."""
-        rows = self.query(f"SELECT id, digest, width, scope FROM {table('tombstones')} WHERE lifted = 0 ORDER BY id")
-        return [TombstoneRule(UUID(r["id"]), r["digest"], int(r["width"]), r["scope"]) for r in rows]
-
     def user_profile(self) -> str:
         """The user profile of the last completed consolidation."""
         row = self.query(
@@ -158,17 +267,23 @@ class ViewReads:
         )
         return (row[0]["user_profile"] or "") if row else ""
 
-    # rendering ----------------------------------------------------------------
+    def runs_with_profile(self) -> list[UUID]:
+        """Completed runs that stored a user profile (forgetting scrubs them)."""
+        rows = self.query(f"SELECT id FROM {table('consolidations')} WHERE user_profile <> '' ORDER BY id")
+        return [UUID(r["id"]) for r in rows]
+
+    # tombstones ---------------------------------------------------------------
+    def tombstone_rules(self) -> list[TombstoneRule]:
+        """Active tombstones."""
+        rows = self.query(f"SELECT id, digest, width, scope FROM {table('tombstones')} WHERE lifted = 0 ORDER BY id")
+        return [TombstoneRule(UUID(r["id"]), r["digest"], int(r["width"]), r["scope"]) for r in rows]
+
+    # the folder and the whole store -------------------------------------------
     def folder_model(self, project: str | None = None) -> FolderModel:
         """Everything the Markdown folder renders, read from the tables."""
         cond, params = scope_filter(project, "i.scope")
-        item_rows = self.query(
-            f"SELECT i.*, u.use_count, u.last_used FROM {table('items')} i "
-            f"LEFT JOIN {table('item_usage')} u ON u.item_id = i.id "
-            f"WHERE i.status = 'active' AND {cond} ORDER BY i.id",
-            params,
-        )
-        items = tuple(folder_item(r) for r in item_rows)
+        item_rows = self.query(f"{_WITH_USAGE} WHERE i.status = 'active' AND {cond} ORDER BY i.id", params)
+        items = tuple(item_row(r) for r in item_rows)
         session_cond = "1 = 1" if project is None else "scope = ?"
         session_rows = self.query(
             f"SELECT * FROM {table('sessions')} WHERE {LIVE} AND {session_cond} ORDER BY native_id",
@@ -193,6 +308,21 @@ class ViewReads:
         )
         labels = {s.scope: (s.scope.rsplit("/", 1)[-1] or s.scope) for s in sessions}
         return FolderModel(items=items, sessions=sessions, user_profile=self.user_profile(), project=project, scope_labels=labels)
+
+    def counts(self) -> ViewCounts:
+        """How much the views hold."""
+
+        def count(name: str, where: str = "1 = 1") -> int:
+            return int(self.query(f"SELECT COUNT(*) AS n FROM {table(name)} WHERE {where}")[0]["n"])
+
+        return ViewCounts(
+            sessions=count("sessions"),
+            items=count("items"),
+            active_items=count("items", "status = 'active'"),
+            consolidations=count("consolidations"),
+            tombstones=count("tombstones"),
+            notes=count("notes"),
+        )
 
     def dump(self) -> dict[str, list[dict[str, Any]]]:
         """Every projection table's rows in a stable order (to compare two builds)."""

@@ -38,7 +38,7 @@ TABLES: dict[str, str] = {
     """,
     "notes": """
         id TEXT PRIMARY KEY, text TEXT, intent TEXT, scope TEXT, source TEXT, written_at TEXT,
-        applied_by TEXT
+        applied_by TEXT, withdrawn INTEGER
     """,
 }
 

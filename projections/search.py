@@ -10,13 +10,9 @@ ranked instead.
 
 from __future__ import annotations
 
-import json
 import re
-from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
-from mnemolog.projections.reads import when
 from mnemolog.projections.schema import table
 from mnemolog.projections.sql import Sql
 from mnemolog.projections.view_store import MemoryView
@@ -26,27 +22,6 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 
 # bm25 weights per FTS5 column: item_id, scope, kind (unindexed), title, text, keywords.
 _BM25 = "bm25({t}, 0.0, 0.0, 0.0, 3.0, 1.0, 2.0)"
-
-
-@dataclass(frozen=True)
-class SearchHit:
-    """One current item that matched, with what a reader needs to judge it."""
-
-    item_id: str
-    kind: str
-    scope: str
-    task_group: str
-    title: str
-    text: str
-    keywords: tuple[str, ...]
-    trust: str
-    status: str
-    valid_from: datetime | None
-    valid_to: datetime | None
-    updated_at: datetime | None
-    use_count: int
-    last_used: datetime | None
-    score: float
 
 
 def query_terms(query: str) -> list[str]:
@@ -63,10 +38,7 @@ def _websearch_text(terms: list[str], any_term: bool) -> str:
     return (" or " if any_term else " ").join(terms)
 
 
-_COLUMNS = (
-    "i.id, i.kind, i.scope, i.task_group, i.title, i.text, i.keywords, i.trust, i.status, "
-    "i.valid_from, i.valid_to, i.updated_at, u.use_count, u.last_used"
-)
+_COLUMNS = "i.*, u.use_count, u.last_used"
 
 
 def _run(sql: Sql, dialect: str, terms: list[str], any_term: bool, project: str | None, kind: str | None, limit: int) -> list[dict[str, Any]]:
@@ -98,33 +70,11 @@ def _run(sql: Sql, dialect: str, terms: list[str], any_term: bool, project: str 
     return rows
 
 
-def _hit(row: dict[str, Any]) -> SearchHit:
-    return SearchHit(
-        item_id=row["id"],
-        kind=row["kind"],
-        scope=row["scope"],
-        task_group=row["task_group"] or "",
-        title=row["title"] or "",
-        text=row["text"] or "",
-        keywords=tuple(json.loads(row["keywords"] or "[]")),
-        trust=row["trust"],
-        status=row["status"],
-        valid_from=when(row["valid_from"]),
-        valid_to=when(row["valid_to"]),
-        updated_at=when(row["updated_at"]),
-        use_count=int(row["use_count"] or 0),
-        last_used=when(row["last_used"]),
-        score=round(float(row["score"] or 0.0), 6),
-    )
-
-
-def search_items(
-    view: MemoryView, query: str, project: str | None, kind: str | None = None, limit: int = 20
-) -> list[SearchHit]:
-    """Current items matching ``query`` in ``project`` (plus global), best first.
+def search_rows(view: MemoryView, query: str, project: str | None, kind: str | None, limit: int) -> list[dict[str, Any]]:
+    """Item rows (with usage and a ``score``, higher is better) matching ``query`` in ``project`` (plus global).
 
     ``project`` None searches every scope (only for administrative use; reads
-    for an agent always pass its project).
+    for an agent always pass its project). Only active items are searched.
     """
     terms = query_terms(query)
     if not terms or limit <= 0:
@@ -133,4 +83,4 @@ def search_items(
         rows = _run(sql, view.dialect, terms, False, project, kind, limit)
         if not rows and len(terms) > 1:
             rows = _run(sql, view.dialect, terms, True, project, kind, limit)
-    return [_hit(r) for r in rows]
+    return rows

@@ -9,6 +9,9 @@ the last position written, once.
 
 from __future__ import annotations
 
+import os
+import socket
+import threading
 from collections.abc import Callable
 from datetime import datetime
 from typing import Protocol
@@ -22,7 +25,11 @@ class UnitOfWork(Protocol):
     """One command's access to the store."""
 
     app: MnemologApp
-    clock: Callable[[], datetime]
+
+    @property
+    def clock(self) -> Callable[[], datetime]:
+        """The clock commands stamp their events with (read-only: a dataclass field satisfies it)."""
+        ...
 
     def reads(self) -> MemoryReads:
         """The views, caught up with everything this process has written (read-your-writes)."""
@@ -35,3 +42,8 @@ class UnitOfWork(Protocol):
     def matcher(self) -> TombstoneMatcher:
         """The tombstone matcher over the tombstones in force now."""
         ...
+
+
+def worker_name() -> str:
+    """Who is working: host, process and thread (recorded on extraction claims and consolidation leases)."""
+    return f"{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}"

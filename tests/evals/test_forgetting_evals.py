@@ -12,8 +12,12 @@ import json
 from pathlib import Path
 
 import pytest
-from mnemolog.adapters import forgetting, pipeline, reading
+from mnemolog.adapters.redaction import SecretRedactor
 from mnemolog.domain.memory_item import MemoryItem
+from mnemolog.domain.services import forget as forgetting
+from mnemolog.domain.services import retention
+from mnemolog.domain.services.notes import add_note
+from mnemolog.domain.services.read import hit_dict, memory_file
 from mnemolog.projections.log_reader import log_events
 from support.forgetting import (
     ALL,
@@ -24,6 +28,8 @@ from support.forgetting import (
     everything_an_agent_reads,
     start,
 )
+from support.reads import context_for, memory_folder, search, show
+from support.session_pipeline import ingest_files
 from support.stores import FixedClock
 
 WAYS = ("value", "session", "pollution", "pruning", "reset", "item")
@@ -41,14 +47,14 @@ def forget_by(way: str, sc: Scenario, clock: FixedClock) -> None:
         line = {"timestamp": "2026-10-20T11:00:00.000Z", "type": "response_item",
                 "payload": {"type": "web_search_call", "status": "completed", "action": {"type": "search", "query": "staging docs"}}}
         path.write_text(path.read_text() + json.dumps(line) + "\n")
-        report = pipeline.ingest(store, [sc.folder], ALL)
+        report = ingest_files(store, [sc.folder], ALL)
         assert report.polluted >= 1
     elif way == "pruning":
         clock.advance(days=60)
-        result = forgetting.prune(store)
+        result = retention.prune(store)
         assert sc.source in result.sessions
     elif way == "reset":
-        forgetting.reset(store)
+        retention.reset(store)
     elif way == "item":
         forgetting.forget_item(store, sc.value_items()[0])
     else:  # pragma: no cover
@@ -75,18 +81,19 @@ def assert_absent(sc: Scenario) -> None:
     for where, text in everything_an_agent_reads(store).items():
         assert SECRET not in text, f"the forgotten value is in {where}"
         assert "falcon" not in text.lower(), f"part of the forgotten value is in {where}"
-    context = reading.context_text(store, API)
+    context = context_for(store, API)
     assert "falcon" not in context.text.lower()
     for query in ("falcon", "deploy staging", "blue", "staging"):
-        hits = reading.search(store, query, API)
-        assert "falcon" not in json.dumps([reading.hit_dict(h) for h in hits]).lower()
+        hits = search(store, query, API)
+        assert "falcon" not in json.dumps([hit_dict(h) for h in hits]).lower()
     item_ids = {str(e.originator_id) for _, e in log_events(store.app) if isinstance(e, MemoryItem.Added)}
     for item_id in item_ids:
-        shown = reading.show_item(store, item_id, API)
+        shown = show(store, item_id, API)
         if shown is not None:
             assert "falcon" not in json.dumps(shown.as_dict(), default=str).lower()
-    for name in reading.folder_index(store, API):
-        assert "falcon" not in (reading.read_folder_file(store, API, name) or "").lower()
+    files = memory_folder(store, API)
+    for name in files:
+        assert "falcon" not in (memory_file(files, name) or "").lower()
 
 
 @pytest.mark.parametrize("way", WAYS)
@@ -114,7 +121,7 @@ def test_forgetting_a_value_also_cleans_notes_and_past_profiles(store_factory, t
     """A user's own note and a model-written user profile that carry the value are scrubbed too."""
     store = store_factory(clock=FixedClock())
     sc = start(store, tmp_path, profile=f"Deploys often; {SENTENCE}.")
-    reading.add_note(store, f"Remember: {SENTENCE} on Fridays", "remember", "global")
+    add_note(store, f"Remember: {SENTENCE} on Fridays", "remember", "global", SecretRedactor())
     sc.round()  # the note is applied; the profile is written again
     store.catch_up()
     tables = json.dumps(reading_tables(store))
@@ -129,9 +136,8 @@ def test_forgetting_a_value_also_cleans_notes_and_past_profiles(store_factory, t
 
 
 def reading_tables(store) -> dict:
-    from mnemolog.projections.reads import ViewReads
 
-    dump = ViewReads(store.view).dump()
+    dump = store.reads().dump()
     return {"notes": dump["notes"], "consolidations": dump["consolidations"]}
 
 

@@ -19,13 +19,15 @@ from uuid import UUID
 import anyio
 import pytest
 from mcp.client import Client
-from mnemolog.adapters import reading
 from mnemolog.adapters.bootstrap import Store
-from mnemolog.adapters.mcp_server import build_server
+from mnemolog.adapters.scope import scope_for_cwd
+from mnemolog.cli.mcp_server import build_server
 from mnemolog.domain.memory_item import Trust
-from mnemolog.domain.reading import record_citation
+from mnemolog.domain.services.cite import save_citation
+from mnemolog.domain.services.read import KINDS, hit_dict, memory_file
 from support.cli import run_cli
 from support.memory import extracted_session, git_project, item, save
+from support.reads import context_for, memory_folder, search, search_ids, show
 from support.sessions import thread_id
 from support.stores import FixedClock, StoreFactory
 
@@ -64,10 +66,10 @@ def world(store_factory: StoreFactory, tmp_path: Path) -> dict[str, Any]:
     )
     g_ids = save(store, item("global", "The user wants tests run before pushing.", kind="preference", evidence=(a_session, b_session)))
     for _ in range(3):
-        record_citation(store.app, item_ids=[UUID(i) for i in b_ids], session_ids=[b_session], cited_at=DAY, source="cli")
+        save_citation(store, item_ids=[UUID(i) for i in b_ids], session_ids=[b_session], cited_at=DAY, source="cli")
     store.catch_up()
     api = git_project(tmp_path / "work" / "api", "git@github.com:acme/api.git")
-    assert reading.scope_for_cwd(api) == A
+    assert scope_for_cwd(api) == A
     forbidden = [*b_ids, str(b_session), thread_id(2), SECRET_WORD]
     return {"store": store, "a": a_ids, "b": b_ids, "g": g_ids, "api": api, "forbidden": forbidden, "tmp": tmp_path}
 
@@ -83,27 +85,28 @@ def queries() -> list[str]:
 
 def test_context_search_and_show_never_return_another_projects_items(world: dict[str, Any]) -> None:
     store: Store = world["store"]
-    context = reading.context_text(store, A)
+    context = context_for(store, A)
     assert leaks(context.text, world) == []
-    assert set(context.item_ids) == {*world["a"], *world["g"]}
+    assert {str(i) for i in context.item_ids} == {*world["a"], *world["g"]}
 
     for query in queries():
-        for kind in (None, *reading.KINDS):
-            hits = reading.search(store, query, A, kind, limit=50)
-            assert all(h.scope in (A, "global") for h in hits), (query, kind)
-            assert leaks(json.dumps([reading.hit_dict(h) for h in hits]), world) == [], (query, kind)
-    assert {h.item_id for h in reading.search(store, "tests", A, limit=50)} == {world["a"][0], world["g"][0]}
+        for kind in (None, *KINDS):
+            hits = search(store, query, A, kind, limit=50)
+            assert all(h.item.scope in (A, "global") for h in hits), (query, kind)
+            assert leaks(json.dumps([hit_dict(h) for h in hits]), world) == [], (query, kind)
+    assert set(search_ids(store, "tests", A, limit=50)) == {world["a"][0], world["g"][0]}
 
     for b_id in world["b"]:
-        assert reading.show_item(store, b_id, A) is None
-    shown = reading.show_item(store, world["g"][0], A)
+        assert show(store, b_id, A) is None
+    shown = show(store, world["g"][0], A)
     assert shown is not None
     assert leaks(json.dumps(shown.as_dict()), world) == []
     assert [e.native_id for e in shown.evidence] == [thread_id(1)] and shown.evidence_elsewhere == 1
-    assert reading.show_item(store, world["b"][0], B) is not None  # B itself still reads its own
+    assert show(store, world["b"][0], B) is not None  # B itself still reads its own
 
-    for path in reading.folder_index(store, A):
-        assert leaks(reading.read_folder_file(store, A, path) or "", world) == [], path
+    files = memory_folder(store, A)
+    for path in files:
+        assert leaks(memory_file(files, path) or "", world) == [], path
 
 
 def test_every_mcp_tool_answers_for_its_own_project_only(world: dict[str, Any]) -> None:
@@ -127,7 +130,7 @@ def test_every_mcp_tool_answers_for_its_own_project_only(world: dict[str, Any]) 
                 assert refused.is_error
                 answers[-1] = answers[-1].replace(b_id, "<the id asked for>")  # the error names what was asked, nothing more
             await call("read_memory_item", {"item_id": world["g"][0]})
-            for path in reading.folder_index(store, A):
+            for path in memory_folder(store, A):
                 await call("read_memory_file", {"path": path})
             assert (await call("read_memory_file", {"path": "rollout_summaries/nope.md"})).is_error
             await call("add_memory_note", {"text": "Remember the api runs on port 8080."})

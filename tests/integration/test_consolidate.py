@@ -11,8 +11,7 @@ from uuid import UUID
 
 import pytest
 from eventsourcing.persistence import StoredEvent
-from mnemolog.adapters import pipeline
-from mnemolog.adapters.heuristic import HeuristicConsolidator
+from mnemolog.adapters.heuristic_consolidator import HeuristicConsolidator
 from mnemolog.adapters.tokens import count_tokens
 from mnemolog.domain.consolidation import Consolidation
 from mnemolog.domain.eligibility import EligibilityPolicy
@@ -22,8 +21,9 @@ from mnemolog.domain.session import session_id_for
 from mnemolog.domain.tombstone import Tombstone
 from mnemolog.domain.tombstone_matcher import fingerprint
 from mnemolog.projections.folder_validator import validate_folder
-from mnemolog.projections.reads import ViewReads
+from support.consolidating import render_into, rendered, run_consolidation
 from support.scripted_models import ScriptedConsolidator, ScriptedExtractor, memory
+from support.session_pipeline import extract_all, ingest_files
 from support.sessions import thread_id, write_rollout
 
 ALL = EligibilityPolicy(max_age=None)
@@ -60,9 +60,9 @@ def scripted_extractor() -> ScriptedExtractor:
 
 
 def run_pipeline(store, folder: Path, consolidator=None):
-    pipeline.ingest(store, [folder], ALL)
-    pipeline.extract(store, scripted_extractor(), ALL)
-    return pipeline.run_consolidation(store, consolidator or HeuristicConsolidator(), all_sessions=True)
+    ingest_files(store, [folder], ALL)
+    extract_all(store, scripted_extractor(), ALL)
+    return run_consolidation(store, consolidator or HeuristicConsolidator(), all_sessions=True)
 
 
 def export_log(store) -> list[dict]:
@@ -90,12 +90,12 @@ def test_a_fixed_log_renders_the_golden_folder(store_factory, tmp_path: Path) ->
         assert run_pipeline(builder, source).status == "completed"
         log_file.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in export_log(builder)))
         shutil.rmtree(folder, ignore_errors=True)
-        pipeline.render(builder, folder)
+        render_into(builder, folder)
         return
     store = store_factory()
     import_log(store, [json.loads(line) for line in log_file.read_text().splitlines()])
 
-    files = pipeline.render(store, tmp_path / "out")
+    files = render_into(store, tmp_path / "out")
 
     expected = {str(p.relative_to(folder)): p.read_text() for p in folder.rglob("*") if p.is_file()}
     assert files == expected
@@ -106,17 +106,17 @@ def test_rebuild_then_render_is_byte_identical(store_factory, tmp_path: Path) ->
     build_sessions(tmp_path / "s")
     store = store_factory()
     assert run_pipeline(store, tmp_path / "s").status == "completed"
-    before = pipeline.render_files(store)
-    tables = ViewReads(store.view).dump()
+    before = rendered(store)
+    tables = store.reads().dump()
 
     store.rebuild()
 
-    assert ViewReads(store.view).dump() == tables
-    assert pipeline.render_files(store) == before
+    assert store.reads().dump() == tables
+    assert rendered(store) == before
 
 
 def items_of(store) -> dict[str, dict]:
-    return {r["id"]: r for r in ViewReads(store.view).dump()["items"]}
+    return {r["id"]: r for r in store.reads().dump()["items"]}
 
 
 def test_code_retires_items_whose_evidence_is_gone(store_factory, tmp_path: Path) -> None:
@@ -133,7 +133,7 @@ def test_code_retires_items_whose_evidence_is_gone(store_factory, tmp_path: Path
     store.app.save_all(session)
     keeps_everything = ScriptedConsolidator(ConsolidationPlan(edits=()))  # the model leaves the items alone
 
-    second = pipeline.run_consolidation(store, keeps_everything, all_sessions=True)
+    second = run_consolidation(store, keeps_everything, all_sessions=True)
 
     assert second.status == "completed"
     rows = items_of(store)
@@ -174,13 +174,13 @@ def test_a_plan_that_breaks_a_rule_is_rejected_whole(store_factory, tmp_path: Pa
     digest, width = fingerprint(store.tombstone_key(), "blue-falcon-42")
     store.app.save_all(Tombstone(digest=digest, width=width, scope="global", reason="secret"))
     store.catch_up()
-    before = ViewReads(store.view).dump()["items"]
+    before = store.reads().dump()["items"]
 
-    result = pipeline.run_consolidation(store, ScriptedConsolidator(bad_plans(store)[case]), all_sessions=True)
+    result = run_consolidation(store, ScriptedConsolidator(bad_plans(store)[case]), all_sessions=True)
 
     assert result.status == "failed" and result.overrides
     assert all(o.action == "rejected" for o in result.overrides)
-    assert ViewReads(store.view).dump()["items"] == before
+    assert store.reads().dump()["items"] == before
     failed = list(store.app.events.get(result.consolidation_id))[-1]
     assert isinstance(failed, Consolidation.Failed) and failed.rejected
     assert "blue-falcon" not in json.dumps([o.model_dump(mode="json") for o in failed.rejected])
@@ -200,16 +200,16 @@ def test_two_consolidations_at_once_one_runs_one_exits(store_factory, tmp_path: 
         return ConsolidationPlan(edits=())
 
     results = {}
-    first = threading.Thread(target=lambda: results.setdefault("first", pipeline.run_consolidation(store, ScriptedConsolidator(default=slow_plan))))
+    first = threading.Thread(target=lambda: results.setdefault("first", run_consolidation(store, ScriptedConsolidator(default=slow_plan))))
     first.start()
     assert inside.wait(10)
-    results["second"] = pipeline.run_consolidation(other, ScriptedConsolidator(default=ConsolidationPlan(edits=())))
+    results["second"] = run_consolidation(other, ScriptedConsolidator(default=ConsolidationPlan(edits=())))
     release.set()
     first.join()
 
     assert results["second"].status == "busy" and "running" in results["second"].detail
     assert results["first"].status == "completed"
-    assert pipeline.run_consolidation(other, ScriptedConsolidator(default=ConsolidationPlan(edits=()))).status == "completed"
+    assert run_consolidation(other, ScriptedConsolidator(default=ConsolidationPlan(edits=()))).status == "completed"
 
 
 def test_secrets_in_a_plan_are_redacted_before_anything_is_stored(store_factory, tmp_path: Path) -> None:
@@ -226,11 +226,11 @@ def test_secrets_in_a_plan_are_redacted_before_anything_is_stored(store_factory,
         user_profile=f"Keeps a token around: {secret}",
     )
 
-    result = pipeline.run_consolidation(store, ScriptedConsolidator(plan), all_sessions=True)
+    result = run_consolidation(store, ScriptedConsolidator(plan), all_sessions=True)
 
     assert result.status == "completed"
     completed = list(store.app.events.get(result.consolidation_id))[-1]
     assert completed.redactions == 2 and secret not in completed.user_profile
     assert not raw_log_contains(store, secret)
-    texts = [r["text"] for r in ViewReads(store.view).dump()["items"]]
+    texts = [r["text"] for r in store.reads().dump()["items"]]
     assert "CI pushes with token [REDACTED_SECRET]" in texts

@@ -13,12 +13,12 @@ from datetime import UTC, datetime
 from uuid import UUID
 
 import pytest
-from mnemolog.adapters import reading
 from mnemolog.adapters.bootstrap import Store
 from mnemolog.adapters.tokens import count_tokens
 from mnemolog.domain.memory_item import Trust
-from mnemolog.domain.reading import record_citation
+from mnemolog.domain.services.cite import save_citation
 from support.memory import item, save
+from support.reads import context_for
 from support.stores import FixedClock, StoreFactory
 
 A = "git:example.com/acme/api"
@@ -64,10 +64,10 @@ def test_ten_thousand_items_fit_the_budget_with_accepted_and_used_first(big_stor
         big_store.app.save_all(chosen)
     for uses, item_id in enumerate(used, start=1):
         for _ in range(uses):
-            record_citation(big_store.app, item_ids=[UUID(item_id)], session_ids=[], cited_at=datetime(2026, 11, 1, tzinfo=UTC), source="cli")
+            save_citation(big_store, item_ids=[UUID(item_id)], session_ids=[], cited_at=datetime(2026, 11, 1, tzinfo=UTC), source="cli")
     big_store.catch_up()
 
-    context = reading.context_text(big_store, A)
+    context = context_for(big_store, A)
 
     assert big_store.settings.context_tokens == 3000
     assert count_tokens(context.text) == context.tokens <= 3000
@@ -84,18 +84,18 @@ def test_ten_thousand_items_fit_the_budget_with_accepted_and_used_first(big_stor
 def test_any_budget_is_respected(store_factory: StoreFactory, budget: int) -> None:
     store = store_factory(clock=FixedClock())
     fill(store, 120, batch=60)
-    context = reading.context_text(store, A, budget)
+    context = context_for(store, A, budget)
     assert count_tokens(context.text) <= budget
     assert context.text.startswith("# Memory from earlier sessions (mnemolog)")
 
 
 def test_the_instructions_come_first_and_an_empty_memory_says_so(store_factory: StoreFactory) -> None:
     store = store_factory(clock=FixedClock())
-    context = reading.context_text(store, A)
+    context = context_for(store, A)
     assert "How to cite what you used" in context.text
     assert "Memory can be stale" in context.text
     assert "Nothing is remembered for this project yet." in context.text
-    tiny = reading.context_text(store, A, 50)
+    tiny = context_for(store, A, 50)
     assert count_tokens(tiny.text) <= 50
 
 
@@ -112,6 +112,6 @@ def test_rejected_doubted_and_retired_items(store_factory: StoreFactory) -> None
     gone.retire("superseded")
     store.app.save_all(gone)
     store.catch_up()
-    text = reading.context_text(store, A).text
+    text = context_for(store, A).text
     assert listed(text) == [ok, doubted]  # doubted last, and marked
     assert "(api, doubted)" in text

@@ -6,14 +6,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 from uuid import UUID
 
-from mnemolog.adapters import forgetting, pipeline
 from mnemolog.domain.citation import Citation
 from mnemolog.domain.plan import ConsolidationPlan, Edit
+from mnemolog.domain.services import forget as forgetting
 from mnemolog.domain.session import Session, session_id_for
 from mnemolog.projections.audit import audit_run, latest_run, list_runs
 from mnemolog.projections.explain import explain_item, find_items
+from support.consolidating import run_consolidation
 from support.forgetting import ALL, API, clean_memory
 from support.scripted_models import ScriptedConsolidator, ScriptedExtractor, handle_for
+from support.session_pipeline import extract_all, ingest_files
 from support.sessions import thread_id, write_rollout
 from support.stores import FixedClock
 
@@ -27,13 +29,13 @@ def _store(store_factory, tmp_path: Path):
     folder = tmp_path / "sessions"
     write_rollout(folder, thread_id(1), "Fix the retry test.", when="2026-10-20T10:00:00.000Z")
     write_rollout(folder, thread_id(2), "Add the export endpoint.", when="2026-10-21T10:00:00.000Z")
-    pipeline.ingest(store, [folder], ALL)
-    pipeline.extract(store, ScriptedExtractor(default=lambda t: clean_memory(int(t.meta.native_id[-2:], 16))), ALL)
+    ingest_files(store, [folder], ALL)
+    extract_all(store, ScriptedExtractor(default=lambda t: clean_memory(int(t.meta.native_id[-2:], 16))), ALL)
     return store
 
 
 def _run(store, plan):
-    result = pipeline.run_consolidation(store, ScriptedConsolidator(plan), all_sessions=True)
+    result = run_consolidation(store, ScriptedConsolidator(plan), all_sessions=True)
     return result
 
 
@@ -49,7 +51,7 @@ def _mine(request) -> str:
 def test_explain_tells_an_items_story_in_order(store_factory, tmp_path: Path) -> None:
     store = _store(store_factory, tmp_path)
     added = _run(store, ConsolidationPlan(edits=(_edit("add", V1),)))
-    item_id = next(i.item_id for i in forgetting.ViewReads(store.view).active_items())
+    item_id = next(i.item_id for i in store.reads().active_items())
     r2 = _run(store, lambda req: ConsolidationPlan(edits=(_edit("revise", V2, _mine(req), evidence=(S1, S2)),)))
     r3 = _run(store, lambda req: ConsolidationPlan(edits=(_edit("revise", V3, _mine(req)),)))
     cited_at = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
@@ -58,7 +60,7 @@ def test_explain_tells_an_items_story_in_order(store_factory, tmp_path: Path) ->
     r4 = _run(store, lambda req: ConsolidationPlan(edits=(_edit("invalidate", target=_mine(req), valid_from=ended),)))
     assert all(r.status == "completed" for r in (added, r2, r3, r4))
 
-    story = explain_item(store.app, item_id, pipeline.matcher_for(store))
+    story = explain_item(store.app, item_id, store.matcher())
 
     assert story is not None
     assert story["item"] == str(item_id) and story["kind"] == "knowledge" and story["scope"] == API
@@ -94,9 +96,9 @@ def test_explain_tells_an_items_story_in_order(store_factory, tmp_path: Path) ->
 def test_explain_never_shows_a_forgotten_value(store_factory, tmp_path: Path) -> None:
     store = _store(store_factory, tmp_path)
     _run(store, ConsolidationPlan(edits=(_edit("add", "Deploy with blue-falcon-42 on staging."),)))
-    item_id = forgetting.ViewReads(store.view).active_items()[0].item_id
+    item_id = store.reads().active_items()[0].item_id
     forgetting.forget_value(store, "blue-falcon-42", "global")
-    story = explain_item(store.app, item_id, pipeline.matcher_for(store))
+    story = explain_item(store.app, item_id, store.matcher())
     assert story is not None and "falcon" not in str(story)
     assert story["versions"][0]["text"] == "Deploy with [forgotten] on staging."
     assert story["now"]["status"] == "retired" and story["tombstones"]
@@ -117,7 +119,7 @@ def test_audit_shows_code_retirements_and_rejections_with_reasons(store_factory,
     )))
     assert second.status == "completed"
 
-    report = audit_run(store.app, second.consolidation_id, pipeline.matcher_for(store))
+    report = audit_run(store.app, second.consolidation_id, store.matcher())
 
     assert report is not None
     assert report["status"] == "completed" and report["model"] == "scripted-consolidator" and report["prompt_hash"] == "scripted"
@@ -137,10 +139,10 @@ def test_audit_shows_code_retirements_and_rejections_with_reasons(store_factory,
         _edit("revise", V3, _mine(req)), _edit("add", "Exports stream CSV.", evidence=(S2,), title="CSV"),
     )))
     assert third.status == "failed"
-    failed = audit_run(store.app, third.consolidation_id, pipeline.matcher_for(store))
+    failed = audit_run(store.app, third.consolidation_id, store.matcher())
     assert failed is not None and failed["status"] == "failed" and failed["edits"] == []
     assert [r["edit"] for r in failed["rejected"]] == [f"edit 2: add (knowledge, scope {API})"]
     assert failed["rejected"][0]["reason"].startswith("evidence names sessions that were not selected")
     assert latest_run(store.app) == third.consolidation_id
     assert [r["consolidation"] for r in list_runs(store.app)] == [str(r.consolidation_id) for r in (first, second, third)]
-    assert audit_run(store.app, UUID(int=1), pipeline.matcher_for(store)) is None
+    assert audit_run(store.app, UUID(int=1), store.matcher()) is None

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mnemolog.adapters import pipeline
 from mnemolog.adapters.openai_models import OpenAIExtractor
 from mnemolog.domain.eligibility import EligibilityPolicy
 from mnemolog.domain.extraction import StageOneOutput
 from mnemolog.domain.session import session_id_for
-from mnemolog.projections.reads import ViewReads
 from mnemolog.projections.schema import table
+from support.session_pipeline import extract_all, ingest_files
 from support.sessions import thread_id, write_rollout
 from support.stores import FixedClock
 
@@ -34,7 +33,7 @@ def session_events(store, native: str) -> list:
 def ingest_one(store, tmp_path: Path, n: int = 1) -> str:
     thread = thread_id(n)
     write_rollout(tmp_path / "s", thread, f"Please fix the flaky retry test number {n}")
-    pipeline.ingest(store, [tmp_path / "s"], ALL)
+    ingest_files(store, [tmp_path / "s"], ALL)
     return thread
 
 
@@ -43,7 +42,7 @@ def test_a_good_answer_is_stored_with_model_and_usage(store_factory, tmp_path, f
     thread = ingest_one(store, tmp_path)
     fake_openai.queue(GOOD)
 
-    report = pipeline.extract(store, extractor(fake_openai), ALL)
+    report = extract_all(store, extractor(fake_openai), ALL)
 
     assert report.as_dict()["extracted"] == 1
     request = fake_openai.requests[0]
@@ -59,23 +58,23 @@ def test_a_malformed_answer_fails_then_retries_later(store_factory, tmp_path, fa
     clock = FixedClock()
     store = store_factory(clock=clock)
     thread = ingest_one(store, tmp_path)
-    before = ViewReads(store.view).dump()["items"]
+    before = store.reads().dump()["items"]
     fake_openai.queue("this is not json")
 
-    first = pipeline.extract(store, extractor(fake_openai), ALL)
+    first = extract_all(store, extractor(fake_openai), ALL)
 
     assert first.as_dict()["failed"] == 1
     failed = session_events(store, thread)[-1]
     assert type(failed).__name__ == "ExtractionFailed" and failed.attempt == 1 and failed.retry_after is not None
     assert "schema" in failed.error.lower() or "json" in failed.error.lower()
-    assert ViewReads(store.view).dump()["items"] == before
+    assert store.reads().dump()["items"] == before
 
     # Before retry_after nothing is sent; after it, the session is tried again.
     fake_openai.queue(GOOD)
-    assert pipeline.extract(store, extractor(fake_openai), ALL).as_dict()["sessions"] == 0
+    assert extract_all(store, extractor(fake_openai), ALL).as_dict()["sessions"] == 0
     assert len(fake_openai.requests) == 1
     clock.advance(hours=1)
-    second = pipeline.extract(store, extractor(fake_openai), ALL)
+    second = extract_all(store, extractor(fake_openai), ALL)
     assert second.as_dict()["extracted"] == 1
     assert type(session_events(store, thread)[-1]).__name__ == "Extracted"
 
@@ -86,7 +85,7 @@ def test_a_429_is_retried_after_backoff(store_factory, tmp_path, fake_openai) ->
     fake_openai.queue(status=429, error_message="rate limited")
     fake_openai.queue(GOOD)
 
-    report = pipeline.extract(store, extractor(fake_openai), ALL)
+    report = extract_all(store, extractor(fake_openai), ALL)
 
     assert report.as_dict()["extracted"] == 1 and len(fake_openai.requests) == 2
     assert [type(e).__name__ for e in session_events(store, thread)][-2:] == ["ExtractionClaimed", "Extracted"]
@@ -101,7 +100,7 @@ def test_after_the_cap_the_session_is_left_failed(store_factory, tmp_path, fake_
     for _ in range(4):
         for _ in range(2):
             fake_openai.queue('{"rollout_summary": 1}')  # breaks the schema
-        outcomes.append(pipeline.extract(store, extractor(fake_openai), ALL).as_dict())
+        outcomes.append(extract_all(store, extractor(fake_openai), ALL).as_dict())
         clock.advance(days=1)
 
     assert [o["gave_up"] for o in outcomes[:3]] == [0, 0, 2]
@@ -109,26 +108,26 @@ def test_after_the_cap_the_session_is_left_failed(store_factory, tmp_path, fake_
     for native in (thread, other):
         kinds = [type(e).__name__ for e in session_events(store, native)]
         assert kinds.count("ExtractionFailed") == 3 and "Extracted" not in kinds
-    row = ViewReads(store.view).query(f"SELECT extraction_status, attempts, last_error FROM {table('sessions')} WHERE native_id = ?", [thread])[0]
+    row = store.reads().query(f"SELECT extraction_status, attempts, last_error FROM {table('sessions')} WHERE native_id = ?", [thread])[0]
     assert row["extraction_status"] == "failed" and row["attempts"] == 3 and row["last_error"]
-    assert ViewReads(store.view).dump()["items"] == []
+    assert store.reads().dump()["items"] == []
 
 
 def test_an_empty_answer_withdraws_the_earlier_extraction(store_factory, tmp_path, fake_openai) -> None:
     store = store_factory()
     thread = ingest_one(store, tmp_path)
     fake_openai.queue(GOOD)
-    pipeline.extract(store, extractor(fake_openai), ALL)
+    extract_all(store, extractor(fake_openai), ALL)
     path = next((tmp_path / "s").glob("*.jsonl"))
     with path.open("a") as handle:
         handle.write('{"timestamp":"2026-10-20T11:00:00.000Z","type":"event_msg","payload":{"type":"agent_message","message":"bye"}}\n')
-    pipeline.ingest(store, [tmp_path / "s"], ALL)
+    ingest_files(store, [tmp_path / "s"], ALL)
     fake_openai.queue(StageOneOutput(rollout_summary="", rollout_slug=None, raw_memory=""))
 
-    pipeline.extract(store, extractor(fake_openai), ALL)
+    extract_all(store, extractor(fake_openai), ALL)
 
     assert type(session_events(store, thread)[-1]).__name__ == "ExtractedNothing"
-    row = ViewReads(store.view).query(f"SELECT extraction_status, raw_memory FROM {table('sessions')}")[0]
+    row = store.reads().query(f"SELECT extraction_status, raw_memory FROM {table('sessions')}")[0]
     assert row == {"extraction_status": "nothing", "raw_memory": None}
 
 
@@ -138,7 +137,7 @@ def test_secrets_in_the_model_answer_are_redacted(store_factory, tmp_path, fake_
     leaked = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4"
     fake_openai.queue(GOOD.model_copy(update={"raw_memory": GOOD.raw_memory + f"- the key is {leaked}\n"}))
 
-    pipeline.extract(store, extractor(fake_openai), ALL)
+    extract_all(store, extractor(fake_openai), ALL)
 
     extracted = session_events(store, thread)[-1]
     assert leaked not in extracted.raw_memory and "[REDACTED_SECRET]" in extracted.raw_memory

@@ -7,13 +7,13 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from mnemolog.adapters import pipeline
 from mnemolog.adapters.bootstrap import open_store
 from mnemolog.adapters.settings import Settings
 from mnemolog.domain.eligibility import EligibilityPolicy
 from mnemolog.domain.session import Session
 from support.cli import MNEMOLOG, run_cli
 from support.scripted_models import ScriptedExtractor, memory
+from support.session_pipeline import extract_all, ingest_files
 from support.sessions import thread_id, write_rollout
 from support.stores import reset_postgres
 
@@ -70,7 +70,7 @@ def test_four_worker_processes_on_postgres(postgres_dsn: str, tmp_path: Path) ->
 def test_four_worker_threads_with_a_slow_model(store_factory, tmp_path: Path) -> None:
     write_sessions(tmp_path / "s")
     store = store_factory()
-    pipeline.ingest(store, [tmp_path / "s"], ALL)
+    ingest_files(store, [tmp_path / "s"], ALL)
 
     def slow(transcript):
         time.sleep(0.02)  # long enough for the workers to race for the same sessions
@@ -78,10 +78,12 @@ def test_four_worker_threads_with_a_slow_model(store_factory, tmp_path: Path) ->
 
     # Four independent extract runs, each believing every session is pending.
     others = [store_factory() for _ in range(3)]
+    for s in [store, *others]:
+        s.catch_up()  # as each command's open would
     import threading
 
     threads = [
-        threading.Thread(target=pipeline.extract, args=(s, ScriptedExtractor(default=slow), ALL), kwargs={"workers": 2})
+        threading.Thread(target=extract_all, args=(s, ScriptedExtractor(default=slow), ALL), kwargs={"workers": 2})
         for s in [store, *others]
     ]
     for t in threads:

@@ -7,11 +7,11 @@ from pathlib import Path
 from uuid import UUID
 
 import pytest
-from mnemolog.adapters import forgetting
-from mnemolog.domain.forget import NotFound
 from mnemolog.domain.memory_item import EditedBy, MemoryItem
+from mnemolog.domain.services import forget as forgetting
+from mnemolog.domain.services import retention
+from mnemolog.domain.services.forget import NotFound
 from mnemolog.domain.tombstone import Tombstone
-from mnemolog.projections.reads import ViewReads
 from support.forgetting import SECRET, SENTENCE, start
 from support.stores import FixedClock
 
@@ -59,11 +59,11 @@ def test_forget_again_lift_and_re_arm(store_factory, tmp_path: Path) -> None:
     first = forgetting.forget_value(store, SECRET, "global")
     again = forgetting.forget_value(store, SECRET.upper(), "global")  # normalised: the same tombstone
     assert again.tombstone_id == first.tombstone_id and again.already and not again.retired
-    assert forgetting.lift(store, first.tombstone_id, "by mistake")
-    assert not forgetting.lift(store, first.tombstone_id, "twice")
-    assert ViewReads(store.view).tombstone_rules() == []
+    assert forgetting.lift(store, first.tombstone_id, "by mistake").lifted
+    assert not forgetting.lift(store, first.tombstone_id, "twice").lifted
+    assert store.reads().tombstone_rules() == []
     rearmed = forgetting.forget_value(store, SECRET, "global")
-    assert not rearmed.already and [r.tombstone_id for r in ViewReads(store.view).tombstone_rules()] == [first.tombstone_id]
+    assert not rearmed.already and [r.tombstone_id for r in store.reads().tombstone_rules()] == [first.tombstone_id]
     assert isinstance(list(store.app.events.get(first.tombstone_id))[-1], Tombstone.Replaced)
     with pytest.raises(NotFound):
         forgetting.lift(store, UUID(int=7), "x")
@@ -87,10 +87,10 @@ def test_forget_session_and_item(store_factory, tmp_path: Path) -> None:
     assert list(store.app.events.get(value_item))[-1].by == EditedBy.CODE
     with pytest.raises(NotFound):
         forgetting.forget_session(store, UUID(int=3))
-    other = ViewReads(store.view).active_items()[0]
+    other = store.reads().active_items()[0]
     done = forgetting.forget_item(store, other.item_id)
-    assert done.retired and ViewReads(store.view).active_items() == []
-    assert [r.tombstone_id for r in ViewReads(store.view).tombstone_rules()] == [done.tombstone_id]
+    assert done.retired and store.reads().active_items() == []
+    assert [r.tombstone_id for r in store.reads().tombstone_rules()] == [done.tombstone_id]
     with pytest.raises(NotFound):
         forgetting.forget_item(store, UUID(int=4))
 
@@ -99,11 +99,11 @@ def test_prune_and_reset_are_events(store_factory, tmp_path: Path) -> None:
     clock = FixedClock()
     store = store_factory(clock=clock)
     sc = start(store, tmp_path)
-    assert forgetting.prune(store).sessions == ()  # nothing is stale yet
+    assert retention.prune(store).sessions == ()  # nothing is stale yet
     clock.advance(days=60)
-    pruned = forgetting.prune(store)
-    assert sc.source in pruned.sessions and set(pruned.retired) == {i.item_id for i in ViewReads(store.view).active_items()} | set(pruned.retired)
-    assert ViewReads(store.view).active_items() == []
-    reset = forgetting.reset(store)
+    pruned = retention.prune(store)
+    assert sc.source in pruned.sessions and set(pruned.retired) == {i.item_id for i in store.reads().active_items()} | set(pruned.retired)
+    assert store.reads().active_items() == []
+    reset = retention.reset(store)
     assert reset.retired == ()
     assert store.app.max_notification_id() > 0  # the log and its history stay

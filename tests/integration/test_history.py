@@ -6,10 +6,10 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from mnemolog.adapters import pipeline
 from mnemolog.adapters.tokens import count_tokens
 from mnemolog.domain.plan import ConsolidationPlan, Edit
 from mnemolog.projections.as_of import folder_as_of, items_valid_at
+from support.consolidating import rendered, run_consolidation
 from support.forgetting import API, start
 from support.scripted_models import ScriptedConsolidator, handle_for
 from support.stores import FixedClock
@@ -26,19 +26,19 @@ def test_as_of_before_and_after_a_consolidation(store_factory, tmp_path: Path) -
     store = store_factory(clock=FixedClock())
     sc = start(store, tmp_path)
     before = _moment()
-    folder_before = pipeline.render_files(store)
+    folder_before = rendered(store)
     ended = datetime.now(UTC) + timedelta(days=1)  # items without valid_from are valid from when they were added
-    result = pipeline.run_consolidation(store, ScriptedConsolidator(lambda req: ConsolidationPlan(edits=(
+    result = run_consolidation(store, ScriptedConsolidator(lambda req: ConsolidationPlan(edits=(
         Edit(op="invalidate", target=handle_for(req, lambda i: "CSV" in i.title), valid_from=ended, reason="superseded"),
         Edit(op="add", kind="knowledge", scope=API, task_group="api", title="Lint", text="Run ruff before pushing.",
              evidence=(str(sc.source),), reason="new"),
     ))), all_sessions=True)
     assert result.status == "completed", result.detail
     after = _moment()
-    folder_after = pipeline.render_files(store)
+    folder_after = rendered(store)
     assert folder_before != folder_after
 
-    matcher = pipeline.matcher_for(store)
+    matcher = store.matcher()
     assert folder_as_of(store.app, before, matcher, count_tokens) == folder_before
     assert folder_as_of(store.app, after, matcher, count_tokens) == folder_after
     assert "ruff" not in folder_as_of(store.app, before, matcher, count_tokens)["MEMORY.md"]

@@ -6,12 +6,11 @@ import json
 import shutil
 from pathlib import Path
 
-from mnemolog.adapters import pipeline
 from mnemolog.domain.eligibility import EligibilityPolicy
-from mnemolog.projections.reads import ViewReads
 from mnemolog.projections.schema import table
 from support.raw_events import raw_log_contains
 from support.secrets_corpus import SECRETS, write_claude_transcript, write_codex_rollout
+from support.session_pipeline import ingest_files
 from support.shared_fixtures import shared_fixture
 
 ALL = EligibilityPolicy(max_age=None)
@@ -65,7 +64,7 @@ def copy_fixtures(target: Path) -> dict[str, Path]:
 
 
 def sessions_by_path(store) -> dict[str, dict]:
-    rows = ViewReads(store.view).query(f"SELECT * FROM {table('sessions')}")
+    rows = store.reads().query(f"SELECT * FROM {table('sessions')}")
     return {row["path"]: row for row in rows}
 
 
@@ -73,7 +72,7 @@ def test_every_fixture_is_ingested_file_by_file(store_factory, tmp_path: Path) -
     copies = copy_fixtures(tmp_path / "sessions")
     store = store_factory()
 
-    report = pipeline.ingest(store, [tmp_path / "sessions"], ALL)
+    report = ingest_files(store, [tmp_path / "sessions"], ALL)
 
     assert report.files_read == len(EXPECTED) and report.new == len(EXPECTED) and not report.errors
     rows = sessions_by_path(store)
@@ -90,10 +89,10 @@ def test_every_fixture_is_ingested_file_by_file(store_factory, tmp_path: Path) -
 def test_ingest_is_incremental(store_factory, tmp_path: Path) -> None:
     copies = copy_fixtures(tmp_path / "sessions")
     store = store_factory()
-    pipeline.ingest(store, [tmp_path / "sessions"], ALL)
+    ingest_files(store, [tmp_path / "sessions"], ALL)
     events = store.app.max_notification_id()
 
-    again = pipeline.ingest(store, [tmp_path / "sessions"], ALL)
+    again = ingest_files(store, [tmp_path / "sessions"], ALL)
     assert again.unchanged == len(EXPECTED) and again.new == again.updated == 0
     assert store.app.max_notification_id() == events
 
@@ -103,7 +102,7 @@ def test_ingest_is_incremental(store_factory, tmp_path: Path) -> None:
             '{"timestamp":"2026-01-03T10:00:00.000Z","type":"response_item","payload":{"type":"message",'
             '"role":"user","content":[{"type":"input_text","text":"One more question"}]}}\n'
         )
-    third = pipeline.ingest(store, [tmp_path / "sessions"], ALL)
+    third = ingest_files(store, [tmp_path / "sessions"], ALL)
     assert third.updated == 1 and third.unchanged == len(EXPECTED) - 1
     new_events = [
         store.app.mapper.to_domain_event(n)
@@ -119,13 +118,13 @@ def test_planted_secrets_never_reach_the_log(store_factory, tmp_path: Path) -> N
     write_claude_transcript(folder)
     store = store_factory()
 
-    report = pipeline.ingest(store, [folder], ALL)
+    report = ingest_files(store, [folder], ALL)
 
     assert report.files_read == 2 and report.redactions >= 2 * len(SECRETS)
     assert len(SECRETS) >= 30
     leaked = [kind for kind, value in SECRETS if raw_log_contains(store, value)]
     assert leaked == []
-    assert not any(value in str(ViewReads(store.view).dump()) for _, value in SECRETS)
+    assert not any(value in str(store.reads().dump()) for _, value in SECRETS)
 
 
 def test_ssh_and_https_clones_share_a_project_scope(store_factory, tmp_path: Path) -> None:
@@ -144,7 +143,7 @@ def test_ssh_and_https_clones_share_a_project_scope(store_factory, tmp_path: Pat
             "".join(json.dumps(line) + "\n" for line in lines)
         )
     store = store_factory()
-    pipeline.ingest(store, [folder], ALL)
+    ingest_files(store, [folder], ALL)
     scopes = {row["scope"] for row in sessions_by_path(store).values()}
     assert scopes == {"git:github.com/acme/widgets"}
 
@@ -152,7 +151,7 @@ def test_ssh_and_https_clones_share_a_project_scope(store_factory, tmp_path: Pat
 def test_external_context_marks_a_session_polluted(store_factory, tmp_path: Path) -> None:
     copies = copy_fixtures(tmp_path / "sessions")
     store = store_factory(disable_on_external_context=True)
-    report = pipeline.ingest(store, [tmp_path / "sessions"], ALL)
+    report = ingest_files(store, [tmp_path / "sessions"], ALL)
     rows = sessions_by_path(store)
     web = rows[str(copies["codex-rollouts/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl"])]
     assert web["mode"] == "polluted" and "web search" in web["mode_reason"]

@@ -6,10 +6,11 @@ from datetime import UTC, datetime
 from uuid import UUID
 
 import pytest
-from mnemolog.adapters import reading
-from mnemolog.adapters.forgetting import forget_value
 from mnemolog.domain.memory_item import Trust
+from mnemolog.domain.services.forget import forget_value
+from mnemolog.domain.services.read import hit_dict
 from support.memory import item, save
+from support.reads import search, search_ids
 from support.stores import FixedClock, StoreFactory
 
 A = "git:example.com/acme/api"
@@ -36,28 +37,29 @@ def seeded(store_factory: StoreFactory) -> tuple:
 
 def test_hits_are_ranked_scoped_and_carry_id_kind_trust_and_validity(seeded: tuple) -> None:
     store, ids = seeded
-    hits = reading.search(store, "tests", A)
-    found = [h.item_id for h in hits]
+    hits = search(store, "tests", A)
+    found = [str(h.item.item_id) for h in hits]
     assert ids[3] not in found  # project B's item never shows in A
     assert set(found) == {ids[0], ids[1], ids[4]}
     assert found[0] == ids[0]  # the word in title, keywords and text ranks first
-    first = hits[0]
+    first = hits[0].item
     assert (first.kind, first.trust, first.status, first.scope) == ("knowledge", "proposed", "active", A)
     assert first.valid_from == datetime(2026, 10, 1, tzinfo=UTC)
     assert first.valid_to is None
-    data = reading.hit_dict(first)
+    assert hits[0].score > hits[-1].score
+    data = hit_dict(hits[0])
     assert {"id", "kind", "trust", "valid_from", "valid_to", "score"} <= data.keys()
 
 
 def test_kind_filter_and_all_words_then_any_word(seeded: tuple) -> None:
     store, ids = seeded
-    assert [h.item_id for h in reading.search(store, "tests", A, kind="preference")] == [ids[4]]
-    assert [h.item_id for h in reading.search(store, "alembic migrations", A)] == [ids[2]]
+    assert search_ids(store, "tests", A, kind="preference") == [ids[4]]
+    assert search_ids(store, "alembic migrations", A) == [ids[2]]
     # No item has both words: items with either are ranked instead.
-    either = {h.item_id for h in reading.search(store, "alembic flaky", A)}
+    either = set(search_ids(store, "alembic flaky", A))
     assert either == {ids[1], ids[2]}
     with pytest.raises(ValueError, match="unknown kind"):
-        reading.search(store, "tests", A, kind="nonsense")
+        search(store, "tests", A, kind="nonsense")
 
 
 @pytest.mark.parametrize(
@@ -66,8 +68,8 @@ def test_kind_filter_and_all_words_then_any_word(seeded: tuple) -> None:
 )
 def test_query_syntax_never_reaches_the_user(seeded: tuple, query: str) -> None:
     store, _ = seeded
-    hits = reading.search(store, query, A)
-    assert all(h.scope in (A, "global") for h in hits)
+    hits = search(store, query, A)
+    assert all(h.item.scope in (A, "global") for h in hits)
 
 
 def test_retired_invalidated_and_forgotten_items_are_not_found(seeded: tuple) -> None:
@@ -76,14 +78,14 @@ def test_retired_invalidated_and_forgotten_items_are_not_found(seeded: tuple) ->
     retired.retire("wrong")
     store.app.save_all(retired)
     store.catch_up()
-    assert ids[1] not in {h.item_id for h in reading.search(store, "flaky retry", A)}
+    assert ids[1] not in search_ids(store, "flaky retry", A)
 
     forget_value(store, "alembic upgrade head", "global")
-    assert reading.search(store, "migrations", A) == []
-    assert reading.search(store, "alembic", A) == []
+    assert search(store, "migrations", A) == []
+    assert search(store, "alembic", A) == []
 
 
 def test_a_tombstone_placed_in_project_b_does_not_hide_a(seeded: tuple) -> None:
     store, ids = seeded
     forget_value(store, "make test-fast", B)
-    assert ids[0] in {h.item_id for h in reading.search(store, "pushing", A)}
+    assert ids[0] in search_ids(store, "pushing", A)

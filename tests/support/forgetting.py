@@ -8,14 +8,14 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-from mnemolog.adapters import pipeline
 from mnemolog.adapters.bootstrap import Store
 from mnemolog.domain.eligibility import EligibilityPolicy
 from mnemolog.domain.plan import ConsolidationPlan, Edit
 from mnemolog.domain.session import session_id_for
-from mnemolog.projections.reads import ViewReads
 
+from support.consolidating import rendered, run_consolidation
 from support.scripted_models import ScriptedConsolidator, ScriptedExtractor, memory
+from support.session_pipeline import extract_all, ingest_files
 from support.sessions import thread_id, write_rollout
 
 SECRET = "blue-falcon-42"
@@ -98,13 +98,13 @@ class Scenario:
 
     def round(self) -> Any:
         """Ingest, extract, consolidate once."""
-        pipeline.ingest(self.store, [self.folder], ALL)
-        pipeline.extract(self.store, self.extractor(), ALL)
+        ingest_files(self.store, [self.folder], ALL)
+        extract_all(self.store, self.extractor(), ALL)
         self.rounds += 1
-        return pipeline.run_consolidation(self.store, self.consolidator(), all_sessions=True)
+        return run_consolidation(self.store, self.consolidator(), all_sessions=True)
 
     def value_items(self) -> list[UUID]:
-        return [i.item_id for i in ViewReads(self.store.view).active_items() if SECRET in i.text]
+        return [i.item_id for i in self.store.reads().active_items() if SECRET in i.text]
 
 
 def start(store: Store, tmp_path: Path, profile: str = "Deploys often.") -> Scenario:
@@ -121,10 +121,10 @@ def start(store: Store, tmp_path: Path, profile: str = "Deploys often.") -> Scen
 def everything_an_agent_reads(store: Store) -> dict[str, str]:
     """Every rendered file (whole store and the project) and every projection table, as text."""
     seen: dict[str, str] = {}
-    for name, text in pipeline.render_files(store).items():
+    for name, text in rendered(store).items():
         seen[f"folder/{name}"] = text
-    for name, text in pipeline.render_files(store, API).items():
+    for name, text in rendered(store, API).items():
         seen[f"project-folder/{name}"] = text
-    for name, rows in ViewReads(store.view).dump().items():
+    for name, rows in store.reads().dump().items():
         seen[f"table/{name}"] = json.dumps(rows, default=str)
     return seen

@@ -172,7 +172,9 @@ def every_event(app: MnemologApp) -> dict[str, UUID]:
     tomb.record_suppression("extraction", str(s1.id))
     tomb.lift("mistake")
     tomb.replace("asked again")
-    app.save_all(failed, citation, tomb)
+    taken_back = Note(text="Use tabs, not spaces", intent="remember", scope="global", source="cli", written_at=now)
+    taken_back.withdraw("changed my mind")  # Note.Withdrawn
+    app.save_all(failed, citation, tomb, taken_back)
     return {"session": s1.id, "item": item.id, "run": run.id, "tombstone": tomb.id, "note": note.id}
 
 

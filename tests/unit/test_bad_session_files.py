@@ -12,12 +12,15 @@ from typing import Any
 import pytest
 import zstandard
 from mnemolog.adapters.session_files import (
+    SessionFiles,
     SessionReadError,
     content_hash,
+    default_paths,
     default_session_roots,
     discover,
     read_session,
 )
+from mnemolog.domain.ports import SessionUnreadable
 from support.shared_fixtures import shared_fixture
 
 META = {
@@ -115,6 +118,15 @@ def test_nothing_parseable_is_a_clear_error(tmp_path: Path) -> None:
         read_session(path)
 
 
+def test_the_session_source_reports_a_bad_file_as_the_port_error(tmp_path: Path) -> None:
+    path = tmp_path / "empty.jsonl"
+    path.write_bytes(b"")
+    source = SessionFiles()
+    assert [found.path for found in source.discover([tmp_path])] == [path]
+    with pytest.raises(SessionUnreadable, match="empty file"):  # what ingest catches
+        source.read(path)
+
+
 def test_json_that_is_not_a_session_is_rejected(tmp_path: Path) -> None:
     path = tmp_path / "other.jsonl"
     path.write_bytes(_jsonl({"name": "x", "value": 1}, {"name": "y", "value": 2}))
@@ -209,6 +221,9 @@ def test_default_roots_follow_the_environment(tmp_path: Path) -> None:
     roots = default_session_roots({"HOME": str(home), "CODEX_HOME": str(tmp_path / "cx")})
     assert roots[0] == ("codex", tmp_path / "cx" / "sessions")
     assert roots[1] == ("codex", tmp_path / "cx" / "archived_sessions")
+    assert default_paths({"HOME": str(home)}) == []  # only folders that exist
+    (home / ".claude" / "projects").mkdir(parents=True)
+    assert default_paths({"HOME": str(home)}) == [home / ".claude" / "projects"]
 
 
 def test_discover_guesses_the_agent_from_location_and_content(tmp_path: Path) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mnemolog.adapters.citations import (
+from mnemolog.domain.citation_parsing import (
     CitationEntry,
     citation_from_event,
     parse_citation_blocks,

@@ -9,10 +9,12 @@ from __future__ import annotations
 import os
 from datetime import UTC, datetime
 from pathlib import Path
+from uuid import UUID
 
-from mnemolog.projections.folder_model import FolderItem, FolderModel, FolderSession
+from mnemolog.adapters.folder_writer import write_folder
+from mnemolog.domain.reads import ItemRow
+from mnemolog.projections.folder_model import FolderModel, FolderSession
 from mnemolog.projections.folder_validator import validate_folder
-from mnemolog.projections.folder_writer import write_folder
 from mnemolog.projections.markdown_folder import render_folder
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "folder_basic"
@@ -80,9 +82,9 @@ def sample_model(project: str | None = None) -> FolderModel:
 
     def item(
         n: int, kind: str, scope: str, group: str, title: str, text: str, **kw: object
-    ) -> FolderItem:
+    ) -> ItemRow:
         fields: dict[str, object] = {
-            "item_id": f"00000000-0000-4000-8000-0000000000{n:02d}",
+            "item_id": UUID(f"00000000-0000-4000-8000-0000000000{n:02d}"),
             "kind": kind,
             "scope": scope,
             "task_group": group,
@@ -95,7 +97,8 @@ def sample_model(project: str | None = None) -> FolderModel:
             "updated_at": at(11),
         }
         fields.update(kw)
-        return FolderItem(**fields)  # type: ignore[arg-type,unused-ignore]
+        fields["evidence"] = tuple(UUID(str(e)) for e in fields["evidence"])  # type: ignore[attr-defined,unused-ignore]
+        return ItemRow(**fields)  # type: ignore[arg-type,unused-ignore]
 
     items = (
         item(
@@ -105,7 +108,7 @@ def sample_model(project: str | None = None) -> FolderModel:
             "working style",
             "Short answers",
             "Answer briefly and show the command first.",
-            usage_count=5,
+            use_count=5,
         ),
         item(
             2,
@@ -124,7 +127,7 @@ def sample_model(project: str | None = None) -> FolderModel:
             "working style",
             "ripgrep",
             "Use rg instead of grep -r; it respects .gitignore.",
-            usage_count=2,
+            use_count=2,
         ),
         item(
             4,
@@ -134,7 +137,7 @@ def sample_model(project: str | None = None) -> FolderModel:
             "Flaky checkout test",
             "Checkout test fails near midnight -> uses the wall clock -> freeze time with the clock fixture.",
             evidence=(S_CODEX,),
-            usage_count=3,
+            use_count=3,
         ),
         item(
             5,

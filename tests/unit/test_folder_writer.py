@@ -6,8 +6,8 @@ import os
 from pathlib import Path
 
 import pytest
-from mnemolog.projections import folder_writer
-from mnemolog.projections.folder_writer import FolderWriteError, write_folder
+from mnemolog.adapters import folder_writer
+from mnemolog.adapters.folder_writer import FolderWriteError, write_folder
 
 
 def _tree(root: Path) -> dict[str, str]:

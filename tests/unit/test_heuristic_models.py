@@ -6,13 +6,12 @@ import hashlib
 import json
 from datetime import UTC, datetime
 
-from mnemolog.adapters.heuristic import (
-    HEURISTIC_VERSION,
+from mnemolog.adapters.heuristic_consolidator import (
     HeuristicConsolidator,
-    HeuristicExtractor,
     normalise,
     parse_raw_memory,
 )
+from mnemolog.adapters.heuristic_extractor import HEURISTIC_VERSION, HeuristicExtractor
 from mnemolog.domain.plan import GLOBAL_SCOPE, ItemKindName
 from mnemolog.domain.ports import (
     ConsolidationRequest,
@@ -243,8 +242,64 @@ def test_notes_remember_and_forget() -> None:
     [add] = [edit for edit in plan.edits if edit.op == "add"]
     assert add.kind is ItemKindName.PREFERENCE and add.scope == APP
     assert add.text == "Answer in British English." and "n1" in add.reason
+    assert add.evidence == ("n1",)  # the note is the item's evidence: the plan check accepts it
     [retire] = [edit for edit in plan.edits if edit.op == "retire"]
     assert retire.target == "I1" and "n2" in retire.reason
+
+
+def note_plan(*notes: NoteForModel, items: tuple[ItemForModel, ...] = ()) -> list:
+    request = ConsolidationRequest(items=items, inputs=(), removed_sessions=(), notes=notes)
+    return list(HeuristicConsolidator().consolidate(request).plan.edits)
+
+
+def test_a_remember_note_is_a_preference_unless_it_obviously_states_a_failure_or_a_fact() -> None:
+    kinds = {
+        edit.text: edit.kind
+        for edit in note_plan(
+            NoteForModel("n1", "remember", GLOBAL_SCOPE, "Remember: I like short answers."),
+            NoteForModel("n2", "remember", APP, "Use pnpm, not npm"),
+            NoteForModel("n3", "remember", APP, "Remember the api runs on port 8080."),
+            NoteForModel("n4", "remember", APP, "The nightly build fails when the cache is cold."),
+        )
+    }
+    assert kinds == {
+        "I like short answers.": ItemKindName.PREFERENCE,
+        "Use pnpm, not npm": ItemKindName.PREFERENCE,
+        "the api runs on port 8080.": ItemKindName.KNOWLEDGE,
+        "The nightly build fails when the cache is cold.": ItemKindName.FAILURE,
+    }
+
+
+def test_a_correct_note_revises_the_item_it_is_about_with_the_note_and_the_items_evidence() -> None:
+    items = (
+        ItemForModel("I1", "knowledge", APP, "app", "", "Exports stream CSV in chunks.", (), ("s1",)),
+        ItemForModel("I2", "knowledge", APP, "app", "", "Run make test before pushing.", (), ("s2", "s3")),
+        ItemForModel("I3", "knowledge", LIB, "lib", "", "Run make test before pushing.", (), ("s4",)),
+    )
+    [edit] = note_plan(
+        NoteForModel("n1", "correct", APP, "Correction: run make check before pushing, make test is gone."), items=items
+    )
+    assert (edit.op, edit.target, edit.scope) == ("revise", "I2", APP)  # I3 shares the words but is another project's
+    assert edit.text == "run make check before pushing, make test is gone."
+    assert edit.evidence == ("n1", "s2", "s3") and "n1" in edit.reason
+
+
+def test_a_correct_note_that_matches_no_item_becomes_a_new_item() -> None:
+    items = (ItemForModel("I1", "knowledge", APP, "app", "", "Exports stream CSV in chunks.", (), ("s1",)),)
+    [edit] = note_plan(NoteForModel("n1", "correct", APP, "The staging host is db2 now."), items=items)
+    assert (edit.op, edit.scope, edit.evidence, edit.kind) == ("add", APP, ("n1",), ItemKindName.KNOWLEDGE)
+
+
+def test_an_unchanged_input_adds_nothing_memory_no_longer_holds() -> None:
+    """What a correction (or a forget note) took out of memory does not come back from the same extraction."""
+    items = (ItemForModel("I1", "knowledge", APP, "app", "", "Run make check before pushing.", (), ("n1", "s1")),)
+    request = ConsolidationRequest(
+        items=items,
+        inputs=(entry("s1", APP, raw("Fix app", knowledge=("Run make test before pushing.",)), change="unchanged"),),
+        removed_sessions=(),
+        notes=(),
+    )
+    assert HeuristicConsolidator().consolidate(request).plan.edits == ()
 
 
 def test_plan_is_stable_whatever_the_input_order() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -41,3 +42,35 @@ def test_the_check_catches_a_forbidden_import(tmp_path: Path) -> None:
     bad = tmp_path / "bad.py"
     bad.write_text("import psycopg\nfrom openai import OpenAI\n")
     assert {"psycopg", "openai"} <= imports_of(bad)
+
+
+SQL = re.compile(r"\b(SELECT|INSERT INTO|UPDATE \w+ SET|DELETE FROM|CREATE TABLE)\b|mnemolog_view_|\btable\(")
+SQL_ALLOWED = {"adapters/bootstrap.py"}  # the event store's own settings table and schema lock
+
+
+def sources(*layers: str) -> list[Path]:
+    return [p for layer in layers for p in sorted((ROOT / layer).glob("**/*.py"))]
+
+
+def test_no_sql_or_view_table_outside_projections() -> None:
+    offenders = [
+        f"{path.relative_to(ROOT)}:{n}: {line.strip()}"
+        for path in sources("domain", "adapters", "cli")
+        if str(path.relative_to(ROOT)) not in SQL_ALLOWED
+        for n, line in enumerate(path.read_text().splitlines(), start=1)
+        if SQL.search(line) and not line.lstrip().startswith(("#", '"""'))
+    ]
+    assert not offenders, "\n".join(offenders)
+
+
+def test_catch_ups_outside_projections_are_few_and_explained() -> None:
+    calls = [
+        (path, n, line)
+        for path in sources("domain", "adapters", "cli")
+        for n, line in enumerate(path.read_text().splitlines(), start=1)
+        if "catch_up()" in line and "def catch_up" not in line
+    ]
+    assert not [c for c in calls if "/domain/" in str(c[0])], "services wait through uow.reads(), never catch up"
+    assert len(calls) <= 5, calls
+    unexplained = [f"{p.relative_to(ROOT)}:{n}" for p, n, line in calls if "#" not in line]
+    assert not unexplained, f"each catch-up outside projections says why in a comment: {unexplained}"

@@ -7,12 +7,14 @@ import re
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from uuid import UUID
 
 import bpe_openai
 import pytest
-from mnemolog.projections.folder_model import FolderItem, FolderModel, FolderSession
+from mnemolog.adapters.folder_writer import write_folder
+from mnemolog.domain.reads import ItemRow
+from mnemolog.projections.folder_model import FolderModel, FolderSession
 from mnemolog.projections.folder_validator import validate_folder
-from mnemolog.projections.folder_writer import write_folder
 from mnemolog.projections.markdown_folder import (
     SUMMARY_TOKEN_BUDGET,
     item_ids_in,
@@ -57,19 +59,19 @@ def large_model(n_items: int = 500, seed: int = 7, project: str | None = None) -
             sessions[n % 30].session_id
         ]
         items.append(
-            FolderItem(
-                item_id=f"00000000-0000-4000-8000-{n:012d}",
+            ItemRow(
+                item_id=UUID(f"00000000-0000-4000-8000-{n:012d}"),
                 kind=KINDS[n % 5],
                 scope=scope,
                 task_group=f"group {n % 40}",
                 title=f"Title number {n} about {rng.choice(['tests', 'deploys', 'builds'])}",
                 text=" ".join(rng.choice(["alpha", "beta", "gamma", "delta"]) for _ in range(25)),
                 keywords=tuple(f"kw{rng.randint(0, 99)}" for _ in range(3)),
-                evidence=tuple(rng.sample(scoped_sessions, min(2, len(scoped_sessions)))),
+                evidence=tuple(UUID(s) for s in rng.sample(scoped_sessions, min(2, len(scoped_sessions)))),
                 trust=rng.choice(["accepted", "proposed", "doubted", "rejected"]),
                 valid_from=None,
                 updated_at=BASE - timedelta(days=rng.randint(0, 60), minutes=n),
-                usage_count=rng.randint(0, 20),
+                use_count=rng.randint(0, 20),
             )
         )
     return FolderModel(
@@ -97,7 +99,7 @@ def test_same_model_renders_byte_identical_output() -> None:
 def test_project_filter_keeps_only_that_scope_and_global() -> None:
     model = large_model(200, project="proj:a")
     files = render_folder(model, words)
-    shown = {i.item_id: i for i in model.items}
+    shown = {str(i.item_id): i for i in model.items}
     all_text = "\n".join(files.values())
     for item_id in item_ids_in(all_text):
         assert shown[item_id].scope in ("proj:a", "global")
@@ -117,9 +119,9 @@ def test_budget_respected_with_500_items(tmp_path: Path) -> None:
     assert words(summary) > SUMMARY_TOKEN_BUDGET * 0.8
     # the most important items survive, the least important are dropped
     kept = set(item_ids_in(summary))
-    by_id = {i.item_id: i for i in model.items}
-    accepted_usage = [by_id[i].usage_count for i in kept if by_id[i].trust == "accepted"]
-    assert max(i.usage_count for i in model.items) in accepted_usage
+    by_id = {str(i.item_id): i for i in model.items}
+    accepted_usage = [by_id[i].use_count for i in kept if by_id[i].trust == "accepted"]
+    assert max(i.use_count for i in model.items) in accepted_usage
     assert all(by_id[i].trust != "rejected" for i in kept)
     write_folder(files, tmp_path / "memories")
     assert validate_folder(tmp_path / "memories", words) == []
@@ -172,7 +174,7 @@ def test_every_item_bullet_carries_its_item_id(path: str) -> None:
 def test_every_shown_item_is_in_memory_md() -> None:
     model = large_model(120)
     memory = render_folder(model, words)["MEMORY.md"]
-    expected = {i.item_id for i in model.items if i.trust != "rejected"}
+    expected = {str(i.item_id) for i in model.items if i.trust != "rejected"}
     assert set(item_ids_in(memory)) == expected
 
 
@@ -214,9 +216,9 @@ def test_empty_model(tmp_path: Path) -> None:
 
 
 def test_ordering_trust_then_usage_then_newer_then_id() -> None:
-    def tip(n: int, trust: str, usage: int, day: int) -> FolderItem:
-        return FolderItem(
-            item_id=f"00000000-0000-4000-8000-{n:012d}",
+    def tip(n: int, trust: str, usage: int, day: int) -> ItemRow:
+        return ItemRow(
+            item_id=UUID(f"00000000-0000-4000-8000-{n:012d}"),
             kind="knowledge",
             scope="global",
             task_group="g",
@@ -227,7 +229,7 @@ def test_ordering_trust_then_usage_then_newer_then_id() -> None:
             trust=trust,
             valid_from=None,
             updated_at=BASE + timedelta(days=day),
-            usage_count=usage,
+            use_count=usage,
         )
 
     items = (

@@ -18,9 +18,12 @@ from urllib.parse import unquote, urlparse
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mnemolog.adapters import reading
 from mnemolog.adapters.bootstrap import Store
+from mnemolog.adapters.scope import scope_for_cwd
 from mnemolog.adapters.settings import load_settings
+from mnemolog.cli.read_path import context_for, memory_folder
+from mnemolog.domain.services import cite
+from mnemolog.domain.services.read import folder_index, hit_dict, memory_file, search, show
 
 SERVER_NAME = "mnemolog"
 ROOTS_TIMEOUT = 5.0
@@ -51,7 +54,7 @@ class ProjectResolver:
     def scope_of(self, folder: str) -> str:
         """The scope key of a folder (cached: it runs git)."""
         if folder not in self._scopes:
-            self._scopes[folder] = reading.scope_for_cwd(folder)
+            self._scopes[folder] = scope_for_cwd(folder)
         return self._scopes[folder]
 
     async def project(self, ctx: Context[Any, Any] | None) -> str:
@@ -86,7 +89,11 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
     def store() -> Store:
         if not opened:
             opened.append(open_store())
+        opened[0].catch_up()  # a long-lived server: each call reads what other processes wrote since the last
         return opened[0]
+
+    def folder_file(project: str, path: str) -> str | None:
+        return memory_file(memory_folder(store(), project), path)
 
     def close() -> None:
         for s in opened:
@@ -97,8 +104,7 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
     async def get_memory_context(ctx: Context[Any, Any]) -> str:
         """The memory summary for this project and the user, with how to use it (what a session gets at start)."""
         project = await resolver.project(ctx)
-        text: str = reading.context_text(store(), project).text
-        return text
+        return context_for(store(), project).text
 
     @server.tool()
     async def search_memory(query: str, ctx: Context[Any, Any], kind: str | None = None, limit: int = 10) -> dict[str, Any]:
@@ -108,21 +114,22 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
         kind, trust (accepted, proposed, doubted) and validity.
         """
         project = await resolver.project(ctx)
+        s = store()
         try:
-            hits = reading.search(store(), query, project, kind, max(1, min(limit, 50)))
+            hits = search(s.reads(), s.matcher(), query, project, kind, max(1, min(limit, 50)))
         except ValueError as error:  # an unknown kind
             raise ToolError(str(error)) from error
-        return {"project": project, "hits": [reading.hit_dict(h) for h in hits]}
+        return {"project": project, "hits": [hit_dict(h) for h in hits]}
 
     @server.tool()
     async def read_memory_item(item_id: str, ctx: Context[Any, Any]) -> dict[str, Any]:
         """One memory item with its status, trust, validity, usage and evidence sessions."""
         project = await resolver.project(ctx)
-        item = reading.show_item(store(), item_id, project)
+        s = store()
+        item = show(s.reads(), s.matcher(), item_id, project)
         if item is None:
             raise ToolError(f"no memory item {item_id} in this project")
-        shown: dict[str, Any] = item.as_dict()
-        return shown
+        return item.as_dict()
 
     @server.tool()
     async def read_memory_file(
@@ -131,10 +138,10 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
         """A file of this project's memory folder (memory_summary.md, MEMORY.md, raw_memories.md,
         rollout_summaries/<file>.md), whole or lines start_line..end_line (numbered, for citations)."""
         project = await resolver.project(ctx)
-        text: str | None = reading.read_folder_file(store(), project, path, start_line, end_line)
+        files = memory_folder(store(), project)
+        text = memory_file(files, path, start_line, end_line)
         if text is None:
-            files = ", ".join(reading.folder_index(store(), project))
-            raise ToolError(f"no memory file {path!r}; the folder holds: {files}")
+            raise ToolError(f"no memory file {path!r}; the folder holds: {', '.join(folder_index(files))}")
         return text
 
     @server.tool()
@@ -147,11 +154,14 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
             raise ToolError("scope must be 'project' or 'global'")
         project = await resolver.project(ctx)
         target = project if scope == "project" else "global"
+        from mnemolog.adapters.bootstrap import redactor
+        from mnemolog.domain.services.notes import add_note
+
         try:
-            note_id = reading.add_note(store(), text, intent, target, source="mcp")
+            added = add_note(store(), text, intent, target, redactor(), source="mcp")
         except ValueError as error:  # an empty note
             raise ToolError(str(error)) from error
-        return {"note": str(note_id), "intent": intent, "scope": target}
+        return added.as_dict()
 
     @server.tool()
     async def cite_memory(text: str, ctx: Context[Any, Any]) -> dict[str, Any]:
@@ -161,10 +171,10 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
         s = store()
 
         def read(rel: str) -> str | None:
-            found: str | None = reading.read_folder_file(s, project, rel)
+            found: str | None = folder_file(project, rel)
             return found
 
-        report = reading.record_citation(s, text, "mcp", read_file=read)
+        report = cite.record_citation(s, text, "mcp", read_file=read)
         if not report.citations:
             raise ToolError("no citation found: give item ids as [item:<id>] or a <oai-mem-citation> block")
         recorded: dict[str, Any] = report.as_dict()

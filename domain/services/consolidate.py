@@ -1,11 +1,20 @@
-"""Phase 2: select, ask for a plan, check it, apply it as one transaction."""
+"""Consolidate (phase 2): select, ask the model for a plan, check it, apply it as one transaction.
+
+One run: record the notes files waiting in the memory folder (when given),
+select the extractions in the retention window, take the lease, hand the model
+the current items, the selected inputs and the pending notes, redact and check
+its plan, apply the edits, let code retire what lost its evidence or carries a
+forgotten value, mark the notes applied, and save all of it with the run's
+``Completed`` and the lease release in one transaction. A plan that breaks a
+rule is rejected whole and recorded as ``Failed``.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
-from typing import Protocol
+from typing import Any
 from uuid import UUID
 
 from eventsourcing.persistence import IntegrityError
@@ -21,7 +30,7 @@ from mnemolog.domain.consolidation import (
 from mnemolog.domain.memory_item import EditedBy, MemoryItem
 from mnemolog.domain.note import Note
 from mnemolog.domain.plan import ConsolidationPlan
-from mnemolog.domain.plan_checks import CurrentItem, check_plan, code_retirements, droppable_edits
+from mnemolog.domain.plan_checks import check_plan, code_retirements, droppable_edits
 from mnemolog.domain.ports import (
     ConsolidationRequest,
     Consolidator,
@@ -29,62 +38,40 @@ from mnemolog.domain.ports import (
     ItemForModel,
     ModelError,
     NoteForModel,
+    Redactor,
 )
-from mnemolog.domain.selection import Candidate, diff, select
-from mnemolog.domain.tombstone_matcher import EVERY_PROJECT, TombstoneMatcher
+from mnemolog.domain.reads import ItemRow, NoteRow, SelectedSession
+from mnemolog.domain.selection import diff, select
+from mnemolog.domain.services.notes import NoteFiles, NoteImport, import_note_files
+from mnemolog.domain.services.unit_of_work import UnitOfWork, worker_name
+from mnemolog.domain.tombstone_matcher import EVERY_PROJECT
+
+EVERYTHING = timedelta(days=365_000)  # --all: every extraction, however old
 
 
 @dataclass(frozen=True)
-class SelectedSession:
-    """A selected extraction's content, for the model."""
-
-    session_id: UUID
-    scope: str
-    cwd: str
-    updated_at: datetime | None
-    rollout_summary: str
-    raw_memory: str
-
-
-class PhaseTwoReads(Protocol):
-    """What phase 2 reads from the projections."""
-
-    def candidates(self) -> list[Candidate]:
-        """Sessions with a current extraction and their usage."""
-        ...
-
-    def selected_sessions(self, ids: Sequence[UUID]) -> dict[UUID, SelectedSession]:
-        """Content of the given sessions."""
-        ...
-
-    def live_session_ids(self) -> frozenset[UUID]:
-        """Sessions that may be evidence (not deleted, pruned, polluted; extraction present)."""
-        ...
-
-    def active_items(self) -> list[CurrentItem]:
-        """Current memory."""
-        ...
-
-    def last_completed_selection(self) -> tuple[SelectedInput, ...]:
-        """The selection of the last completed run (empty when none)."""
-        ...
-
-    def pending_notes(self) -> list[NoteForModel]:
-        """Notes no run has applied yet."""
-        ...
-
-
-@dataclass(frozen=True)
-class PhaseTwoPolicy:
-    """Selection window and size, and how long a run may hold the lease."""
+class ConsolidationPolicy:
+    """The selection window and size, and how long a run may hold the lease."""
 
     retention: timedelta = timedelta(days=30)
     limit: int = 256
     lease: timedelta = timedelta(minutes=30)
 
+    @classmethod
+    def window(
+        cls, retention_days: float, limit: int, now: datetime, since: datetime | None = None, all_sessions: bool = False
+    ) -> ConsolidationPolicy:
+        """The policy for ``--since`` / ``--all``: either widens the retention window (a first import)."""
+        retention = timedelta(days=retention_days)
+        if all_sessions:
+            retention = EVERYTHING
+        elif since is not None:
+            retention = max(retention, now - since)
+        return cls(retention=retention, limit=limit)
+
 
 @dataclass
-class PhaseTwoResult:
+class ConsolidationReport:
     """What one run did."""
 
     consolidation_id: UUID | None
@@ -98,59 +85,43 @@ class PhaseTwoResult:
     diff_added: int = 0
     diff_changed: int = 0
     diff_removed: int = 0
+    notes_applied: list[UUID] = field(default_factory=list)
+    notes_imported: NoteImport | None = None
 
-
-def _handles(items: Sequence[CurrentItem]) -> dict[str, CurrentItem]:
-    ordered = sorted(items, key=lambda i: (i.scope, i.task_group, i.kind, str(i.item_id)))
-    return {f"I{n + 1}": item for n, item in enumerate(ordered)}
-
-
-Scrub = Callable[[str], tuple[str, int]]
-
-
-def _no_secrets(text: str) -> tuple[str, int]:
-    return text, 0
-
-
-def _redacted(plan: ConsolidationPlan, scrub: Scrub) -> tuple[ConsolidationPlan, int]:
-    """The plan with secrets redacted from every text the model wrote (guarantee 5)."""
-    count = 0
-
-    def clean(text: str) -> str:
-        nonlocal count
-        cleaned, found = scrub(text)
-        count += found
-        return cleaned
-
-    edits = tuple(
-        edit.model_copy(
-            update={
-                "title": clean(edit.title),
-                "text": clean(edit.text),
-                "task_group": clean(edit.task_group),
-                "keywords": tuple(clean(k) for k in edit.keywords),
-            }
-        )
-        for edit in plan.edits
-    )
-    return plan.model_copy(update={"edits": edits, "user_profile": clean(plan.user_profile)}), count
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form (the ``consolidate --json`` summary)."""
+        return {
+            "consolidation": str(self.consolidation_id) if self.consolidation_id else None,
+            "status": self.status,
+            "detail": self.detail,
+            "inputs": {"added": self.diff_added, "changed": self.diff_changed, "removed": self.diff_removed},
+            "items": {"added": self.added, "revised": self.revised, "retired": self.retired, "invalidated": self.invalidated},
+            "overrides": [o.model_dump(mode="json") for o in self.overrides],
+            "notes_applied": [str(n) for n in self.notes_applied],
+            "notes_files": self.notes_imported.as_dict() if self.notes_imported is not None else None,
+        }
 
 
 def consolidate(
-    app: MnemologApp,
-    reads: PhaseTwoReads,
+    uow: UnitOfWork,
     consolidator: Consolidator,
-    matcher: TombstoneMatcher,
+    redactor: Redactor,
+    policy: ConsolidationPolicy = ConsolidationPolicy(),
     *,
-    now: Callable[[], datetime],
-    worker: str,
-    policy: PhaseTwoPolicy = PhaseTwoPolicy(),
-    scrub: Scrub = _no_secrets,
-) -> PhaseTwoResult:
-    """Run one consolidation. Exits with status "busy" when another run holds the lease.
+    note_files: NoteFiles | None = None,
+    worker: str | None = None,
+) -> ConsolidationReport:
+    """Run one consolidation; status "busy" when another run holds the lease.
 
-    ``scrub`` redacts secrets from what the model wrote before anything is checked or stored.
+    ``note_files`` (Codex's ``extensions/ad_hoc/notes/*.md``) are recorded as
+    notes first, so this run applies them. ``redactor`` cuts secrets out of
+    everything the model wrote before anything is checked or stored.
     """
+    imported = import_note_files(uow, note_files, redactor) if note_files is not None else None
+    app, now = uow.app, uow.clock
+    worker = worker or worker_name()
+    reads = uow.reads()
+    matcher = uow.matcher()
     selection = select(reads.candidates(), now(), policy.retention, policy.limit)
     previous = reads.last_completed_selection()
     input_diff = diff(previous, selection)
@@ -164,27 +135,28 @@ def consolidate(
         lease.take(run.id, worker, now(), policy.lease)
         app.save_all(lease, run)
     except LeaseHeld as held:
-        return PhaseTwoResult(None, "busy", str(held))
+        return ConsolidationReport(None, "busy", str(held), notes_imported=imported)
     except IntegrityError:
-        return PhaseTwoResult(None, "busy", "another consolidation started at the same moment")
+        return ConsolidationReport(None, "busy", "another consolidation started at the same moment", notes_imported=imported)
 
-    result = PhaseTwoResult(
+    report = ConsolidationReport(
         run.id,
         "failed",
         diff_added=len(input_diff.added),
         diff_changed=len(input_diff.changed),
         diff_removed=len(input_diff.removed),
+        notes_imported=imported,
     )
     items = reads.active_items()
     handles = _handles(items)
     sessions = reads.selected_sessions([s.session_id for s in selection])
     notes = reads.pending_notes()
 
-    def failed(error: str, rejected: tuple[Override, ...] = (), model: str = "", prompt_hash: str = "") -> PhaseTwoResult:
+    def failed(error: str, rejected: tuple[Override, ...] = (), model: str = "", prompt_hash: str = "") -> ConsolidationReport:
         _record_failure(app, run.id, error, rejected, model, prompt_hash)
-        result.detail = error
-        result.overrides = list(rejected)
-        return result
+        report.detail = error
+        report.overrides = list(rejected)
+        return report
 
     try:
         answer = consolidator.consolidate(_request(handles, selection, sessions, input_diff, notes))
@@ -192,11 +164,11 @@ def consolidate(
         return failed(f"model error: {error}")
 
     selected_scopes = {sid: s.scope for sid, s in sessions.items()}
-    global_notes = frozenset(UUID(n.note_id) for n in notes if n.scope == "global")
-    redacted, redactions = _redacted(answer.plan, scrub)
+    note_scopes = {n.note_id: n.scope for n in notes}
+    redacted, redactions = _redacted(answer.plan, redactor)
     plan, dropped = droppable_edits(redacted, handles)
     problems = check_plan(
-        plan, handles=handles, selected_scopes=selected_scopes, global_note_ids=global_notes, matcher=matcher
+        plan, handles=handles, selected_scopes=selected_scopes, note_scopes=note_scopes, matcher=matcher
     )
     if problems:
         return failed(
@@ -204,19 +176,20 @@ def consolidate(
         )
 
     edits = _Edits(app, run.id)
-    edits.apply(plan, handles, frozenset(selected_scopes), now())
+    edits.apply(plan, handles, frozenset(selected_scopes) | frozenset(note_scopes), now())
     # Judge evidence as the plan left it: a revise may have given an item new evidence.
     after_plan = [
         replace(i, evidence=tuple(edits.changed[i.item_id].evidence)) if i.item_id in edits.changed else i for i in items
     ]
     touched = frozenset(i for i, it in edits.changed.items() if not it.is_active)
-    overrides = code_retirements(after_plan, reads.live_session_ids(), matcher, touched)
+    live_evidence = reads.live_session_ids() | reads.live_note_ids()  # a withdrawn note is evidence no more
+    overrides = code_retirements(after_plan, live_evidence, matcher, touched)
     for override in overrides:
         assert override.item_id is not None
         if edits.item(override.item_id).retire(override.reason, run.id, by=EditedBy.CODE):
             edits.counts["retired"] += 1
 
-    applied_notes: list[Note] = [app.repository.get(UUID(n.note_id)) for n in notes]
+    applied_notes: list[Note] = [app.repository.get(n.note_id) for n in notes]
     for note in applied_notes:
         note.mark_applied(run.id)
     run.complete(
@@ -235,20 +208,51 @@ def consolidate(
         # The edits, the notes, the run's outcome and the lease release: one transaction.
         app.save_all(run, lease, *edits.changed.values(), *edits.new, *applied_notes)
     except IntegrityError:
-        return failed("memory changed while consolidating (e.g. a forget); nothing was applied")
-    result.status = "completed"
-    result.overrides = [*dropped, *overrides]
+        return failed("memory changed while consolidating (e.g. a forget or a withdrawn note); nothing was applied")
+    report.status = "completed"
+    report.overrides = [*dropped, *overrides]
+    report.notes_applied = [n.id for n in applied_notes]
     for key, value in edits.counts.items():
-        setattr(result, key, value)
-    return result
+        setattr(report, key, value)
+    return report
+
+
+def _handles(items: Sequence[ItemRow]) -> dict[str, ItemRow]:
+    """Short handles (I1, I2, ...) the model names items by, in a stable order."""
+    ordered = sorted(items, key=lambda i: (i.scope, i.task_group, i.kind, str(i.item_id)))
+    return {f"I{n + 1}": item for n, item in enumerate(ordered)}
+
+
+def _redacted(plan: ConsolidationPlan, redactor: Redactor) -> tuple[ConsolidationPlan, int]:
+    """The plan with secrets redacted from every text the model wrote (guarantee 5)."""
+    count = 0
+
+    def clean(text: str) -> str:
+        nonlocal count
+        cleaned, found = redactor.redact(text)
+        count += found
+        return cleaned
+
+    edits = tuple(
+        edit.model_copy(
+            update={
+                "title": clean(edit.title),
+                "text": clean(edit.text),
+                "task_group": clean(edit.task_group),
+                "keywords": tuple(clean(k) for k in edit.keywords),
+            }
+        )
+        for edit in plan.edits
+    )
+    return plan.model_copy(update={"edits": edits, "user_profile": clean(plan.user_profile)}), count
 
 
 def _request(
-    handles: dict[str, CurrentItem],
+    handles: dict[str, ItemRow],
     selection: Sequence[SelectedInput],
     sessions: dict[UUID, SelectedSession],
     input_diff: InputDiff,
-    notes: Sequence[NoteForModel],
+    notes: Sequence[NoteRow],
 ) -> ConsolidationRequest:
     """What the model sees: items under handles, the selected inputs with their change, removals, notes."""
 
@@ -276,7 +280,7 @@ def _request(
             if s.session_id in sessions
         ],
         removed_sessions=[str(s) for s in input_diff.removed],
-        notes=notes,
+        notes=[NoteForModel(str(n.note_id), n.intent, n.scope, n.text) for n in notes],
     )
 
 
@@ -296,10 +300,16 @@ class _Edits:
             self.changed[item_id] = self.app.repository.get(item_id)
         return self.changed[item_id]
 
-    def apply(self, plan: ConsolidationPlan, handles: dict[str, CurrentItem], selected: frozenset[UUID], stamp: datetime) -> None:
-        """Apply every edit of a plan that passed the checks."""
+    def apply(self, plan: ConsolidationPlan, handles: dict[str, ItemRow], citable: frozenset[UUID], stamp: datetime) -> None:
+        """Apply every edit of a plan that passed the checks.
+
+        ``citable`` is the selected sessions and the pending notes; a revise may
+        also keep evidence its item already has.
+        """
         for edit in plan.edits:
-            evidence = tuple(sorted({UUID(e) for e in edit.evidence if UUID(e) in selected}, key=str))
+            target = handles.get(edit.target or "") if edit.op != "add" else None
+            allowed = citable | frozenset(target.evidence) if target is not None else citable
+            evidence = tuple(sorted({UUID(e.strip()) for e in edit.evidence if UUID(e.strip()) in allowed}, key=str))
             if edit.op == "add":
                 self.new.append(
                     MemoryItem(
@@ -317,7 +327,8 @@ class _Edits:
                 )
                 self.counts["added"] += 1
                 continue
-            item = self.item(handles[edit.target or ""].item_id)
+            assert target is not None  # droppable_edits removed edits of unknown handles
+            item = self.item(target.item_id)
             if edit.op == "revise":
                 item.revise(
                     title=edit.title or item.title,

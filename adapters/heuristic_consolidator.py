@@ -1,0 +1,500 @@
+"""An offline, deterministic stand-in for the phase-2 model (a heuristic, not a language model).
+
+The same request always gives the same plan (a ``ConsolidationPlan``, as a
+model would answer), without a network. ``HeuristicConsolidator``
+
+- turns each input into a task item;
+- parses the bullets of the raw memories' sections (Codex's layout, as
+  ``heuristic_extractor`` writes it) into preference / knowledge / failure
+  items, merged across sessions by normalised text;
+- revises existing items whose evidence changed, and retires items whose
+  evidence was all removed;
+- applies the user's notes: a ``remember`` note becomes an item (a preference
+  unless it obviously states a failure or a fact) citing the note's id as its
+  evidence; a ``correct`` note revises the item it is about (the item of the
+  note's scope sharing the most words with it, above a threshold) with the
+  note's text, citing the note and the item's evidence, or becomes a new item
+  when no item matches.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+from mnemolog.domain.extraction import TokenUsage
+from mnemolog.domain.plan import GLOBAL_SCOPE, ConsolidationPlan, Edit, ItemKindName
+from mnemolog.domain.ports import (
+    ConsolidationAnswer,
+    ConsolidationRequest,
+    InputForModel,
+    ItemForModel,
+    NoteForModel,
+)
+
+__all__ = ["HeuristicConsolidator", "normalise", "parse_raw_memory"]
+
+_CONSOLIDATION_VERSION = (
+    "mnemolog-heuristic-consolidation-v2: task per input, bullets merged by normalised text, "
+    "notes applied as evidence"
+)
+
+_Op = Literal["add", "revise", "retire", "invalidate"]
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def normalise(text: str) -> str:
+    """Lowercase, strip punctuation, collapse whitespace: the key items are merged by."""
+    text = re.sub(r"[^\w\s]", " ", text.lower())
+    return " ".join(text.split())
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+_SECTIONS = {
+    "preference signals": ItemKindName.PREFERENCE,
+    "reusable knowledge": ItemKindName.KNOWLEDGE,
+    "failures and how to do differently": ItemKindName.FAILURE,
+}
+
+
+@dataclass(frozen=True)
+class ParsedMemory:
+    """A raw memory split into its front matter and its section bullets."""
+
+    front_matter: dict[str, str]
+    bullets: tuple[tuple[ItemKindName, str], ...]
+    task_titles: tuple[str, ...]
+
+
+def parse_raw_memory(raw: str) -> ParsedMemory:
+    """Parse Codex's raw-memory layout leniently (front matter, ``### Task`` blocks, bullets)."""
+    front: dict[str, str] = {}
+    bullets: list[tuple[ItemKindName, str]] = []
+    titles: list[str] = []
+    section: ItemKindName | None = None
+    in_body = False
+    for line in raw.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("#"):
+            in_body = True
+            section = None
+            match = re.match(r"#+\s*Task\s*\d*\s*:?\s*(.*)", stripped, re.IGNORECASE)
+            if match and match.group(1):
+                titles.append(match.group(1).strip())
+            continue
+        if not in_body:
+            if stripped == "---" or not stripped:
+                continue
+            key, sep, value = stripped.partition(":")
+            if sep and re.fullmatch(r"[A-Za-z_]+", key.strip()):
+                front[key.strip().lower()] = value.strip()
+                continue
+            in_body = True
+        heading = stripped.rstrip(":").strip().lower()
+        if stripped.endswith(":") and heading in _SECTIONS:
+            section = _SECTIONS[heading]
+        elif stripped.endswith(":") and heading == "references":
+            section = None
+        elif section is not None and stripped[:2] in ("- ", "* "):
+            text = stripped[2:].strip()
+            if text and normalise(text) not in ("none", "n a"):
+                bullets.append((section, text))
+    return ParsedMemory(front_matter=front, bullets=tuple(bullets), task_titles=tuple(titles))
+
+
+def _keywords(value: str) -> tuple[str, ...]:
+    value = value.strip().strip("[]")
+    words = (word.strip().strip("'\"") for word in value.split(","))
+    return tuple(dict.fromkeys(word for word in words if word))
+
+
+def _scope_tail(scope: str) -> str:
+    return re.split(r"[/:]", scope.rstrip("/"))[-1] or scope
+
+
+@dataclass
+class _Candidate:
+    kind: ItemKindName
+    text: str
+    task_group: str
+    title: str
+    keywords: tuple[str, ...]
+    evidence: set[str]
+    scopes: set[str]
+    valid_from: datetime | None
+    reason: str
+
+    @property
+    def scope(self) -> str:
+        return next(iter(self.scopes)) if len(self.scopes) == 1 else GLOBAL_SCOPE
+
+
+def _earliest(a: datetime | None, b: datetime | None) -> datetime | None:
+    if a is None or b is None:
+        return a or b
+    return min(a, b)
+
+
+def _handle_key(handle: str) -> tuple[int, str]:
+    digits = re.sub(r"\D", "", handle)
+    return (int(digits) if digits else 0, handle)
+
+
+def _edit(op: _Op, candidate: _Candidate, target: str | None = None) -> Edit:
+    return Edit(
+        op=op,
+        target=target,
+        kind=candidate.kind,
+        scope=candidate.scope,
+        task_group=candidate.task_group,
+        title=candidate.title,
+        text=candidate.text,
+        keywords=candidate.keywords,
+        evidence=tuple(sorted(candidate.evidence)),
+        valid_from=candidate.valid_from,
+        reason=candidate.reason,
+    )
+
+
+def _kind(value: str) -> ItemKindName:
+    try:
+        return ItemKindName(value)
+    except ValueError:
+        return ItemKindName.KNOWLEDGE
+
+
+def _from_item(item: ItemForModel, op: _Op, evidence: Iterable[str], reason: str) -> Edit:
+    return Edit(
+        op=op,
+        target=item.handle,
+        kind=_kind(item.kind),
+        scope=item.scope,
+        task_group=item.task_group,
+        title=item.title,
+        text=item.text,
+        keywords=tuple(item.keywords),
+        evidence=tuple(sorted(evidence)),
+        reason=reason,
+    )
+
+
+def _task_candidate(entry: InputForModel, parsed: ParsedMemory) -> _Candidate:
+    front = parsed.front_matter
+    summary_line = next((line for line in entry.rollout_summary.splitlines() if line.strip()), "")
+    title = (
+        front.get("task") or (parsed.task_titles[0] if parsed.task_titles else "") or summary_line
+    )
+    outcome = front.get("task_outcome")
+    if outcome and outcome not in title:
+        title = f"{title} ({outcome})"
+    return _Candidate(
+        kind=ItemKindName.TASK,
+        text=entry.rollout_summary.strip() or front.get("description", ""),
+        task_group=front.get("task_group") or _scope_tail(entry.scope),
+        title=_clip(title, 160),
+        keywords=_keywords(front.get("keywords", "")),
+        evidence={entry.session_id},
+        scopes={entry.scope},
+        valid_from=entry.updated_at,
+        reason=f"task record of session {entry.session_id}",
+    )
+
+
+class HeuristicConsolidator:
+    """A deterministic heuristic consolidator (not a language model); no network.
+
+    The same request always gives the same plan: edits are sorted by
+    operation, target handle, kind, scope and normalised text.
+    """
+
+    name = "heuristic"
+    model = "heuristic"
+    prompt_hash = _sha256(_CONSOLIDATION_VERSION)
+
+    def consolidate(self, request: ConsolidationRequest) -> ConsolidationAnswer:
+        """Build a plan from the request's inputs, items, removals and notes."""
+        removed = set(request.removed_sessions)
+        items = sorted(request.items, key=lambda item: _handle_key(item.handle))
+        tasks, facts = self._candidates(request)
+        edits: list[Edit] = []
+        matched: set[str] = set()
+
+        by_text: dict[str, ItemForModel] = {}
+        by_session_task: dict[str, ItemForModel] = {}
+        for item in items:
+            if all(session in removed for session in item.evidence) and item.evidence:
+                continue
+            by_text.setdefault(normalise(item.text), item)
+            if item.kind == ItemKindName.TASK and len(item.evidence) == 1:
+                by_session_task.setdefault(item.evidence[0], item)
+
+        # An unchanged input was consolidated before: what it says that memory no longer holds was
+        # taken out on purpose (a correction, a forget note), so it is not added again.
+        fresh = {entry.session_id for entry in request.inputs if entry.change != "unchanged"}
+
+        for session, candidate in sorted(tasks.items()):
+            existing = by_session_task.get(session)
+            if existing is None:
+                if session in fresh:
+                    edits.append(_edit("add", candidate))
+                continue
+            matched.add(existing.handle)
+            if (
+                normalise(existing.text) != normalise(candidate.text)
+                or existing.title != candidate.title
+                or set(existing.evidence) != candidate.evidence
+            ):
+                edits.append(_edit("revise", candidate, existing.handle))
+
+        for key, candidate in sorted(facts.items()):
+            existing = by_text.get(key[1])
+            if existing is None:
+                if candidate.evidence & fresh:
+                    edits.append(_edit("add", candidate))
+                continue
+            matched.add(existing.handle)
+            evidence = (set(existing.evidence) - removed) | candidate.evidence
+            if evidence != set(existing.evidence):
+                candidate.evidence = evidence
+                if existing.scope == GLOBAL_SCOPE:
+                    candidate.scopes = {GLOBAL_SCOPE}
+                else:
+                    candidate.scopes.add(existing.scope)
+                candidate.reason = "evidence changed"
+                edits.append(_edit("revise", candidate, existing.handle))
+
+        note_edits, corrected = self._notes(request, items, by_text, matched, removed)
+        # A correction replaces whatever else this plan would do to the item it corrects.
+        edits = [edit for edit in edits if edit.target not in corrected] + note_edits
+        for item in items:
+            if item.handle in matched or not item.evidence:
+                continue
+            remaining = set(item.evidence) - removed
+            if not remaining:
+                edits.append(
+                    _from_item(item, "retire", item.evidence, "all evidence sessions were removed")
+                )
+            elif remaining != set(item.evidence):
+                edits.append(
+                    _from_item(item, "revise", remaining, "some evidence sessions were removed")
+                )
+
+        plan = ConsolidationPlan(edits=tuple(_sorted(_dedupe(edits))), user_profile="")
+        return ConsolidationAnswer(
+            plan=plan, model=self.model, prompt_hash=self.prompt_hash, usage=TokenUsage()
+        )
+
+    @staticmethod
+    def _candidates(
+        request: ConsolidationRequest,
+    ) -> tuple[dict[str, _Candidate], dict[tuple[str, str], _Candidate]]:
+        tasks: dict[str, _Candidate] = {}
+        facts: dict[tuple[str, str], _Candidate] = {}
+        for entry in sorted(request.inputs, key=lambda entry: entry.session_id):
+            parsed = parse_raw_memory(entry.raw_memory)
+            if not (entry.raw_memory.strip() or entry.rollout_summary.strip()):
+                continue
+            task = _task_candidate(entry, parsed)
+            tasks[entry.session_id] = task
+            for kind, text in parsed.bullets:
+                key = (kind.value, normalise(text))
+                if not key[1]:
+                    continue
+                candidate = facts.get(key)
+                if candidate is None:
+                    facts[key] = _Candidate(
+                        kind=kind,
+                        text=text,
+                        task_group=task.task_group,
+                        title="",  # a bullet is its own title; only task records carry one
+                        keywords=task.keywords,
+                        evidence={entry.session_id},
+                        scopes={entry.scope},
+                        valid_from=entry.updated_at,
+                        reason=f"{kind.value} from session {entry.session_id}",
+                    )
+                else:
+                    candidate.evidence.add(entry.session_id)
+                    candidate.scopes.add(entry.scope)
+                    candidate.valid_from = _earliest(candidate.valid_from, entry.updated_at)
+                    candidate.keywords = tuple(dict.fromkeys([*candidate.keywords, *task.keywords]))
+                    if len(candidate.scopes) > 1:
+                        candidate.task_group = ""
+                        candidate.reason = f"{kind.value} seen in {len(candidate.scopes)} projects"
+        return tasks, facts
+
+    @staticmethod
+    def _notes(
+        request: ConsolidationRequest,
+        items: list[ItemForModel],
+        by_text: dict[str, ItemForModel],
+        matched: set[str],
+        removed: set[str],
+    ) -> tuple[list[Edit], set[str]]:
+        """The edits the notes ask for, and the handles of the items corrections revise."""
+        edits: list[Edit] = []
+        corrected: set[str] = set()
+        for note in sorted(request.notes, key=lambda note: note.note_id):
+            text = _note_text(note.text)
+            key = normalise(text)
+            if not key:
+                continue
+            if note.intent == "remember":
+                if key not in by_text:
+                    edits.append(_note_item(note, text))
+            elif note.intent == "correct":
+                target = _corrected_item(text, note.scope or GLOBAL_SCOPE, items, removed, corrected)
+                if target is None:
+                    edits.append(_note_item(note, text))
+                    continue
+                matched.add(target.handle)
+                corrected.add(target.handle)
+                evidence = {note.note_id, *(set(target.evidence) - removed)}
+                edits.append(
+                    Edit(
+                        op="revise",
+                        target=target.handle,
+                        kind=_kind(target.kind),
+                        scope=target.scope,
+                        task_group=target.task_group,
+                        title="",  # the old title may state what the correction replaces
+                        text=text,
+                        keywords=tuple(target.keywords),
+                        evidence=tuple(sorted(evidence)),
+                        reason=f"user correction {note.note_id}",
+                    )
+                )
+            elif note.intent == "forget":
+                for item in items:
+                    if len(key) >= 3 and key in normalise(item.text) and item.handle not in matched:
+                        matched.add(item.handle)
+                        edits.append(
+                            _from_item(item, "retire", item.evidence, f"user note {note.note_id}")
+                        )
+        return edits, corrected
+
+
+_NOTE_LEAD = re.compile(r"^\s*(?:remember|correction|correct|note)\b\s*[:,.-]?\s*", re.IGNORECASE)
+_FRONT_MATTER = re.compile(r"\A\s*---\n.*?\n---\s*\n", re.DOTALL)
+_PREFERENCE_NOTE = re.compile(
+    r"\b(always|never|prefer|preferably|don't|dont|do not|please|must|should|avoid|make sure|"
+    r"instead of|from now on|i want|i like|i'd like|i|my|me)\b",
+    re.IGNORECASE,
+)
+_FAILURE_NOTE = re.compile(
+    r"\b(fails?|failed|failing|breaks?|broke|broken|crash(?:es|ed)?|errors?|does not work|doesn't work)\b",
+    re.IGNORECASE,
+)
+_FACT_NOTE = re.compile(r"`|\d|/|=|\b[\w-]+\.[a-z]{1,4}\b")
+_STOPWORDS = frozenset(
+    {
+        "a", "an", "the", "and", "or", "but", "not", "no", "nor", "of", "to", "in", "on", "at", "for",
+        "with", "by", "from", "as", "is", "are", "was", "were", "be", "been", "being", "it", "its",
+        "this", "that", "these", "those", "there", "here", "now", "then", "than", "so", "do", "does",
+        "did", "done", "has", "have", "had", "will", "would", "can", "could", "should", "must", "may",
+        "might", "use", "uses", "used", "using", "we", "you", "they", "he", "she", "i", "me", "my",
+        "our", "your", "their"
+    }
+)
+_CORRECTION_SHARED = 2  # at least this many words in common ...
+_CORRECTION_OVERLAP = 0.4  # ... and this share of the shorter text's words
+
+
+def _note_text(text: str) -> str:
+    """A note's statement: without front matter and a leading "Remember:" / "Correction:"."""
+    body = _FRONT_MATTER.sub("", text, count=1)
+    return " ".join(_NOTE_LEAD.sub("", body.strip(), count=1).split())
+
+
+def _note_kind(text: str) -> ItemKindName:
+    """A preference, unless the note obviously states a failure or a fact."""
+    if _PREFERENCE_NOTE.search(text):
+        return ItemKindName.PREFERENCE
+    if _FAILURE_NOTE.search(text):
+        return ItemKindName.FAILURE
+    if _FACT_NOTE.search(text):
+        return ItemKindName.KNOWLEDGE
+    return ItemKindName.PREFERENCE
+
+
+def _note_item(note: NoteForModel, text: str) -> Edit:
+    """A new item stating what the note says, with the note as its evidence."""
+    scope = note.scope or GLOBAL_SCOPE
+    return Edit(
+        op="add",
+        kind=_note_kind(text),
+        scope=scope,
+        task_group="" if scope == GLOBAL_SCOPE else _scope_tail(scope),
+        title="",
+        text=text,
+        evidence=(note.note_id,),
+        reason=f"user note {note.note_id}",
+    )
+
+
+def _words(text: str) -> set[str]:
+    return {word for word in normalise(text).split() if word not in _STOPWORDS}
+
+
+def _corrected_item(
+    text: str, scope: str, items: list[ItemForModel], removed: set[str], taken: set[str]
+) -> ItemForModel | None:
+    """The item of ``scope`` a correction is about: the most words in common, above the threshold.
+
+    Task records are history, not claims, and are never corrected; an item
+    whose evidence was all removed is on its way out.
+    """
+    wanted = _words(text)
+    best: tuple[float, int, ItemForModel] | None = None
+    for item in items:
+        if item.scope != scope or item.kind == ItemKindName.TASK or item.handle in taken:
+            continue
+        if item.evidence and all(e in removed for e in item.evidence):
+            continue
+        words = _words(f"{item.title} {item.text}")
+        shared = len(wanted & words)
+        if shared < _CORRECTION_SHARED or not words:
+            continue
+        overlap = shared / min(len(wanted), len(words))
+        if overlap >= _CORRECTION_OVERLAP and (best is None or (overlap, shared) > best[:2]):
+            best = (overlap, shared, item)
+    return best[2] if best is not None else None
+
+
+_OP_ORDER = {"add": 0, "revise": 1, "invalidate": 2, "retire": 3}
+
+
+def _dedupe(edits: list[Edit]) -> list[Edit]:
+    seen: set[tuple[str, str | None, str, str]] = set()
+    unique: list[Edit] = []
+    for edit in edits:
+        key = (edit.op, edit.target, edit.kind.value, normalise(edit.text))
+        if key not in seen:
+            seen.add(key)
+            unique.append(edit)
+    return unique
+
+
+def _sorted(edits: list[Edit]) -> list[Edit]:
+    return sorted(
+        edits,
+        key=lambda edit: (
+            _OP_ORDER[edit.op],
+            _handle_key(edit.target or ""),
+            edit.kind.value,
+            edit.scope,
+            normalise(edit.text),
+            edit.evidence,
+        ),
+    )

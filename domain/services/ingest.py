@@ -1,0 +1,219 @@
+"""Ingest: read, redact and record every session file under some paths.
+
+A session file is read only when its bytes changed since it was last recorded.
+Its transcript is redacted (secrets) and scrubbed (tombstoned values) before
+anything is stored; the session is recorded as new, updated or unchanged, its
+eligibility for phase 1 assessed, and the citations it carries recorded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from mnemolog.domain.application import MnemologApp
+from mnemolog.domain.citation import Citation
+from mnemolog.domain.eligibility import EligibilityPolicy, assess_eligibility
+from mnemolog.domain.ports import (
+    Progress,
+    Redactor,
+    ScopeLookup,
+    SessionSource,
+    SessionUnreadable,
+    no_progress,
+)
+from mnemolog.domain.services.evidence import retire_orphans
+from mnemolog.domain.services.unit_of_work import UnitOfWork
+from mnemolog.domain.session import Session, SessionFacts, SessionMode, session_id_for
+from mnemolog.domain.transcript import Transcript, scrub_transcript
+
+
+class IngestOutcome(StrEnum):
+    """What recording one session file did."""
+
+    NEW = "new"
+    UPDATED = "updated"
+    UNCHANGED = "unchanged"
+
+
+@dataclass(frozen=True)
+class Pollution:
+    """Why a session must not feed memory (web search, MCP tools), when configured."""
+
+    reason: str
+
+
+@dataclass
+class IngestReport:
+    """What one ingest run did (the --json summary)."""
+
+    files_read: int = 0
+    new: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    lines_skipped: dict[str, int] = field(default_factory=dict)
+    redactions: int = 0
+    citations: int = 0
+    polluted: int = 0
+    errors: list[dict[str, str]] = field(default_factory=list)
+
+    @property
+    def partial(self) -> bool:
+        """True when at least one file could not be ingested."""
+        return bool(self.errors)
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {**asdict(self), "partial": self.partial}
+
+    def count(self, outcome: IngestOutcome) -> None:
+        """Count one session file recorded with ``outcome``."""
+        setattr(self, outcome.value, getattr(self, outcome.value) + 1)
+
+
+def ingest(
+    uow: UnitOfWork,
+    source: SessionSource,
+    paths: Sequence[Path],
+    policy: EligibilityPolicy,
+    *,
+    redactor: Redactor,
+    scopes: ScopeLookup,
+    external_context_pollutes: bool = False,
+    progress: Progress = no_progress,
+) -> IngestReport:
+    """Read, redact and record every session file under ``paths``.
+
+    ``external_context_pollutes``: a session that used web search or MCP tools
+    is marked polluted, and the items it was the only evidence of are retired.
+    """
+    report = IngestReport()
+    files = source.discover(paths)
+    reads = uow.reads()
+    known = reads.known_files()
+    forgotten = uow.matcher()  # tombstoned values never enter the log again, even from a session file
+    for done, found in enumerate(files):
+        progress(done, len(files), found.path.name)
+        if found.error:
+            report.errors.append({"path": str(found.path), "error": found.error})
+            continue
+        try:
+            digest = source.content_hash(found.path)
+            if known.get(str(found.path)) == digest:
+                # Same bytes as last time: nothing to parse, redact or record.
+                report.files_read += 1
+                report.unchanged += 1
+                continue
+            transcript = source.read(found.path)
+        except SessionUnreadable as error:
+            report.errors.append({"path": str(found.path), "error": str(error)})
+            continue
+        report.files_read += 1
+        for reason, count in transcript.skipped.items():
+            report.lines_skipped[reason] = report.lines_skipped.get(reason, 0) + count
+        clean, redactions = redactor.redact_transcript(transcript)
+        report.redactions += redactions
+        remote = scopes.remote_of(clean)
+        scope = scopes.scope_key(remote, clean.meta.cwd)
+        # Scrubbed in the scope the session is recorded under, so its project's tombstones apply.
+        clean = scrub_transcript(clean, forgotten, scope)[0]
+        pollution = external_context(clean) if external_context_pollutes else None
+        if pollution is not None:
+            report.polluted += 1
+        facts = facts_for(clean, digest, redactions, remote, scope)
+        outcome = record_session(uow.app, facts, clean, now=uow.clock(), policy=policy, pollution=pollution)
+        report.count(outcome)
+        if outcome is not IngestOutcome.UNCHANGED:
+            report.citations += record_citations(uow, clean)
+    progress(len(files), len(files), "")
+    if report.polluted:
+        retire_orphans(uow)  # a polluted session's items go now, not at the next consolidation
+    return report
+
+
+def external_context(transcript: Transcript) -> Pollution | None:
+    """Why a session that used web search or MCP tools must not feed memory (None when it used neither)."""
+    used = ["web search"] if transcript.used_web_search else []
+    used += [f"MCP tool {name}" for name in transcript.used_mcp_tools]
+    return Pollution("used external context: " + ", ".join(used)) if used else None
+
+
+def facts_for(transcript: Transcript, digest: str, redactions: int, remote: str | None, scope: str) -> SessionFacts:
+    """The session facts recorded at ingest (``remote`` and ``scope`` from the scope lookup)."""
+    meta = transcript.meta
+    return SessionFacts(
+        source=meta.source,
+        native_id=meta.native_id,
+        path=meta.path,
+        cwd=meta.cwd,
+        scope=scope,
+        git_branch=meta.git_branch,
+        git_remote=remote,
+        agent_version=meta.agent_version,
+        origin=meta.origin,
+        interactive=meta.interactive and not meta.is_subagent,
+        started_at=meta.started_at,
+        updated_at=meta.updated_at,
+        content_hash=digest,
+        line_count=transcript.line_count,
+        item_count=len(transcript.items),
+        user_message_count=transcript.user_message_count,
+        skipped=dict(transcript.skipped),
+        redactions=redactions,
+        first_user_message=meta.first_user_message,
+    )
+
+
+def record_session(
+    app: MnemologApp,
+    facts: SessionFacts,
+    transcript: Transcript,
+    *,
+    now: datetime,
+    policy: EligibilityPolicy,
+    pollution: Pollution | None = None,
+) -> IngestOutcome:
+    """Record a session file's content; safe to run concurrently (retries on conflict)."""
+
+    def command() -> IngestOutcome:
+        session: Session | None = app.find(session_id_for(facts.source, facts.native_id))
+        if session is None:
+            session = Session(facts=facts, transcript=transcript.items)
+            outcome = IngestOutcome.NEW
+        elif session.update(facts, transcript.items):
+            outcome = IngestOutcome.UPDATED
+        else:
+            outcome = IngestOutcome.UNCHANGED
+        if pollution is not None:
+            session.change_mode(SessionMode.POLLUTED, pollution.reason)
+        eligible, reasons = assess_eligibility(session.facts, now, policy)
+        session.assess(eligible, reasons)
+        app.save_all(session)
+        return outcome
+
+    return app.retrying(command)
+
+
+def record_citations(uow: UnitOfWork, transcript: Transcript) -> int:
+    """Record the memory citations a transcript carries (each once); returns how many were new."""
+    count = 0
+    for index, ref in enumerate(transcript.citations):
+        key = f"ingest:{transcript.meta.source}:{transcript.meta.native_id}:{index}"
+        if uow.app.find(Citation.create_id(key=key)) is not None:
+            continue
+        citation = Citation(
+            item_ids=(),
+            session_ids=tuple(session_id_for("codex", rollout) for rollout in ref.rollout_ids),
+            citing_session=transcript.meta.native_id,
+            cited_at=ref.timestamp or transcript.meta.updated_at or uow.clock(),
+            source="ingest",
+            entries=ref.entries,
+            key=key,
+        )
+        uow.app.save_all(citation)
+        count += 1
+    return count

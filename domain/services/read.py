@@ -1,0 +1,305 @@
+"""The read path: what an agent reads for one project (context, search, show, a memory file).
+
+Every read is for a project P: it returns items scoped to P or to the user
+(``global``), never another project's (guarantee 3; the read port filters the
+scope), and withholds every item a tombstone reaching a reader in P withholds
+(``matcher.withholds(item, P)``, the one tombstone rule; guarantee 1). Session
+text that is shown is scrubbed the same way. Nothing here writes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from datetime import datetime
+from pathlib import PurePosixPath
+from typing import Any, Protocol
+from uuid import UUID
+
+from mnemolog.domain.plan import GLOBAL_SCOPE, ItemKindName
+from mnemolog.domain.reads import EvidenceSession, ItemReads, ItemRow, SearchHit
+from mnemolog.domain.tombstone_matcher import TombstoneMatcher
+
+KINDS = tuple(kind.value for kind in ItemKindName)
+PROFILE_MAX_WORDS = 350
+ITEM_MAX_WORDS = 60
+CONTEXT_PAGE = 500  # items read per query while filling the context
+SEARCH_SLACK = 20  # extra hits asked for, so withheld ones leave the list full
+CLOSING_RESERVE = 40  # tokens kept free for the closing "more items" line
+
+
+class Tokenizer(Protocol):
+    """Counts and cuts text in the tokens of the model that reads it."""
+
+    def count(self, text: str) -> int:
+        """How many tokens ``text`` takes."""
+        ...
+
+    def truncate(self, text: str, tokens: int) -> str:
+        """The longest prefix of ``text`` within ``tokens`` tokens."""
+        ...
+
+
+class ContextReads(ItemReads, Protocol):
+    """What the context reads: the items view and the user profile of the last consolidation."""
+
+    def user_profile(self) -> str:
+        """The user profile of the last completed consolidation."""
+        ...
+
+
+def project_label(project: str) -> str:
+    """A short readable name for a scope key (the last part of ``git:host/owner/repo``)."""
+    if project == GLOBAL_SCOPE:
+        return "global"
+    return project.rsplit("/", 1)[-1] or project
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line: whitespace collapsed, no forged ``[item:`` markers."""
+    return " ".join(text.replace("[item:", "(item:").split())
+
+
+def _short(text: str, max_words: int) -> str:
+    words = one_line(text).split(" ")
+    return " ".join(words) if len(words) <= max_words else " ".join(words[:max_words]) + " …"
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return moment.isoformat() if moment else None
+
+
+def item_dict(item: ItemRow) -> dict[str, Any]:
+    """An item as JSON-ready data (its evidence ids left out: they may name other projects' sessions)."""
+    return {
+        "id": str(item.item_id),
+        "kind": item.kind,
+        "scope": item.scope,
+        "task_group": item.task_group,
+        "title": item.title,
+        "text": item.text,
+        "keywords": list(item.keywords),
+        "trust": item.trust,
+        "status": item.status,
+        "valid_from": _iso(item.valid_from),
+        "valid_to": _iso(item.valid_to),
+        "created_at": _iso(item.created_at),
+        "updated_at": _iso(item.updated_at),
+        "revision": item.revision,
+        "use_count": item.use_count,
+        "last_used": _iso(item.last_used),
+    }
+
+
+# ------------------------------------------------------------------ context
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a session receives at start: the text, its token count and the items it shows."""
+
+    text: str
+    tokens: int
+    budget: int
+    project: str
+    item_ids: tuple[UUID, ...]
+    more: int  # current items of the project that did not fit
+
+
+def _context_line(item: ItemRow, label: str) -> str:
+    title, text = one_line(item.title), _short(item.text, ITEM_MAX_WORDS)
+    body = f"{title}: {text}" if title and text and not text.startswith(title) else (text or title)
+    notes = ["global" if item.scope == GLOBAL_SCOPE else label]
+    if item.trust != "proposed":
+        notes.append(item.trust)
+    if item.use_count:
+        notes.append(f"used {item.use_count}x")
+    return f"- [{item.kind}] {body} ({', '.join(notes)}) [item:{item.item_id}]"
+
+
+def _more_line(more: int) -> list[str]:
+    return ["", f"({more} more items are not shown here: search the memory to find them.)"] if more else []
+
+
+def context(
+    reads: ContextReads,
+    matcher: TombstoneMatcher,
+    tokenizer: Tokenizer,
+    instructions: str,
+    project: str,
+    budget: int,
+) -> Context:
+    """The read-path ``instructions``, the user profile and the memory of ``project`` within ``budget`` tokens.
+
+    Items come as ``reads.context_items`` ranks them (accepted, proposed, then
+    doubted; the most used first, then the most recently updated; rejected
+    ones never). Lines that do not fit are left out and counted in ``more``;
+    the text, counted with ``tokenizer``, never exceeds the budget.
+    """
+    label = project_label(project)
+    head = [instructions.rstrip()]
+    profile = matcher.scrub(reads.user_profile(), project)[0].strip()
+    if profile:
+        words = profile.split()
+        profile = " ".join(words[:PROFILE_MAX_WORDS]) + (" …" if len(words) > PROFILE_MAX_WORDS else "")
+        profile = tokenizer.truncate(profile, max(budget // 5, 0))
+        head += ["", "## About the user", "", profile]
+    head += ["", f"## Memory for {label} and for you (most trusted and most used first)", ""]
+    head_text = "\n".join(head) + "\n"
+    used = tokenizer.count(head_text)
+    if used > budget:
+        text = tokenizer.truncate(head_text, budget)
+        return Context(text, tokenizer.count(text), budget, project, (), 0)
+    lines: list[str] = []
+    shown: list[UUID] = []
+    current = 0  # items the project may read, shown or not
+    full = False
+    offset = 0
+    while True:
+        page = reads.context_items(project, offset, CONTEXT_PAGE)
+        offset += len(page)
+        for item in page:
+            if matcher.withholds(item, project):
+                continue
+            current += 1
+            if full:
+                continue
+            line = _context_line(item, label)
+            cost = tokenizer.count(line + "\n")
+            if used + cost + CLOSING_RESERVE > budget:
+                full = True
+                continue
+            lines.append(line)
+            shown.append(item.item_id)
+            used += cost
+        if len(page) < CONTEXT_PAGE:
+            break
+    empty = "- Nothing is remembered for this project yet." if not current else "- (memory does not fit the budget)"
+
+    def compose() -> str:
+        return head_text + "\n".join((lines or [empty]) + _more_line(current - len(shown))) + "\n"
+
+    text = compose()
+    while tokenizer.count(text) > budget and shown:  # per-line counts can differ from the joined text by a token or two
+        lines.pop()
+        shown.pop()
+        text = compose()
+    if tokenizer.count(text) > budget:  # not even the closing lines fit: the head alone (it fits)
+        text = head_text
+    return Context(text, tokenizer.count(text), budget, project, tuple(shown), current - len(shown))
+
+
+# ------------------------------------------------------------------ search
+
+
+def hit_dict(hit: SearchHit) -> dict[str, Any]:
+    """A search hit as JSON-ready data: the item and its score."""
+    return {**item_dict(hit.item), "score": hit.score}
+
+
+def search(
+    reads: ItemReads,
+    matcher: TombstoneMatcher,
+    query: str,
+    project: str,
+    kind: str | None = None,
+    limit: int = 20,
+) -> list[SearchHit]:
+    """Current items of ``project`` (and global) matching ``query``, best first, at most ``limit``.
+
+    Raises ValueError for an unknown ``kind``.
+    """
+    if kind is not None and kind not in KINDS:
+        raise ValueError(f"unknown kind {kind!r} (expected one of {', '.join(KINDS)})")
+    if limit <= 0:
+        return []
+    asked = limit + SEARCH_SLACK
+    while True:
+        hits = reads.search(query, project, kind, asked)
+        kept = [hit for hit in hits if not matcher.withholds(hit.item, project)]
+        if len(kept) >= limit or len(hits) < asked:
+            return kept[:limit]
+        asked *= 2  # many hits were withheld: ask for more
+
+
+# ------------------------------------------------------------------ show
+
+
+@dataclass(frozen=True)
+class ShownItem:
+    """One item as ``show`` prints it: the item and the evidence sessions of the reading project."""
+
+    item: ItemRow
+    evidence: tuple[EvidenceSession, ...]  # rollout summaries scrubbed for the reader
+    evidence_elsewhere: int  # evidence from other projects (not described)
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            **item_dict(self.item),
+            "evidence": [
+                {
+                    "session": str(e.session_id),
+                    "source": e.source,
+                    "native_id": e.native_id,
+                    "cwd": e.cwd,
+                    "updated_at": _iso(e.updated_at),
+                    "summary": e.rollout_summary,
+                }
+                for e in self.evidence
+            ],
+            "evidence_in_other_projects": self.evidence_elsewhere,
+        }
+
+
+def item_reference(reference: str) -> UUID | None:
+    """The item id in ``<id>``, ``item:<id>`` or ``[item:<id>]``; None when it is not one."""
+    try:
+        return UUID(reference.strip().strip("[]").strip().removeprefix("item:"))
+    except ValueError:
+        return None
+
+
+def show(reads: ItemReads, matcher: TombstoneMatcher, reference: str, project: str) -> ShownItem | None:
+    """One item of ``project`` (or global) with its evidence; None when unknown, another project's or withheld.
+
+    Retired and invalidated items are shown with their status (a retired
+    item's text has left the view). Only evidence sessions of ``project`` are
+    described; the others are counted.
+    """
+    item_id = item_reference(reference)
+    item = reads.item(item_id, project) if item_id is not None else None
+    if item is None or matcher.withholds(item, project):
+        return None
+    evidence = tuple(
+        replace(session, rollout_summary=matcher.scrub(session.rollout_summary, project)[0])
+        for session in reads.evidence_of(item.item_id)
+        if session.scope == project
+    )
+    return ShownItem(item, evidence, max(len(item.evidence) - len(evidence), 0))
+
+
+# ------------------------------------------------------------------ memory files
+
+
+def memory_file(files: Mapping[str, str], path: str, start: int | None = None, end: int | None = None) -> str | None:
+    """One file of a rendered memory folder, whole or its lines ``start..end`` numbered (``12: ...``) for citations.
+
+    ``files`` is the folder rendered for the reading project (never the folder
+    on disk, which may hold every project's memory); None when it has no such file.
+    """
+    text = files.get(str(PurePosixPath(path.strip().lstrip("./"))))
+    if text is None:
+        return None
+    if start is None and end is None:
+        return text
+    lines = text.splitlines()
+    first = max(start or 1, 1)
+    last = min(end or len(lines), len(lines))
+    return "\n".join(f"{n}: {lines[n - 1]}" for n in range(first, last + 1))
+
+
+def folder_index(files: Mapping[str, str]) -> list[str]:
+    """The files of a rendered memory folder, sorted."""
+    return sorted(files)
+

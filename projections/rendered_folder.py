@@ -1,0 +1,25 @@
+"""The memory folder as one reader sees it: the views read for a reader's scope, tombstones enforced, rendered.
+
+The one read behind ``render``, ``run``, the MCP ``read_memory_file`` tool and
+anything else that shows the folder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from mnemolog.domain.tombstone_matcher import TombstoneMatcher
+from mnemolog.projections.folder_model import without_forgotten
+from mnemolog.projections.markdown_folder import render_folder
+from mnemolog.projections.reads import ViewReads
+
+
+def folder_files(
+    reads: ViewReads, matcher: TombstoneMatcher, count_tokens: Callable[[str], int], project: str | None = None
+) -> dict[str, str]:
+    """The folder's files (relative path -> text) for a reader in ``project``.
+
+    ``project`` None is the shared folder of every project, which every
+    project reads (so every tombstone applies to it).
+    """
+    return render_folder(without_forgotten(reads.folder_model(project), matcher), count_tokens)

@@ -1,0 +1,1 @@
+"""The domain rules tested alone: pure functions, no store, no files."""
