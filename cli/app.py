@@ -52,7 +52,8 @@ COMMANDS: dict[str, Entry] = {
     "search": Entry("read_commands", "Full-text search over current memory of this project and the user, best first."),
     "show": Entry("read_commands", "One memory item with its status, trust, validity, usage and evidence."),
     "cite": Entry("read_commands", "Record that an agent used memory: Codex citation blocks and [item:<id>] markers in its output."),
-    "note": Entry("read_commands", "Leave a note the next consolidation applies (append-only); --forget places a tombstone now."),
+    "note": Entry("read_commands", "Leave a note the next consolidation applies (append-only); --forget places a tombstone now; --withdraw takes a note back."),
+    "notes": Entry("read_commands", "The notes left with `note` (and MCP, and notes files): id, intent, scope, state, source and text."),
     "mcp": Entry("read_commands", "Serve the read path as MCP tools over stdio (project from the client's roots, else --cwd)."),
     "review": Entry("review_commands", "Accept, reject or doubt a memory item (a Reviewed event; explain shows it)."),
 }

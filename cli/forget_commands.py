@@ -7,11 +7,8 @@ from datetime import timedelta
 from uuid import UUID
 
 import typer
-from mnemolog.adapters.scope import resolve_scope
 from mnemolog.cli.context import store
 from mnemolog.cli.output import Exit, UserError, console, emit_json
-from mnemolog.domain.services import forget as forgetting
-from mnemolog.domain.services import retention
 
 JSON = typer.Option(False, "--json", help="Print a JSON summary.")
 
@@ -31,10 +28,13 @@ def forget(
         None, "--session", help="Delete this session (its id or the agent's own, e.g. a Codex thread id); its sole-evidence items retire."
     ),
     item: str | None = typer.Option(None, "--item", help="Retire this item and tombstone its text."),
-    reason: str = typer.Option(forgetting.DEFAULT_REASON, "--reason", help="Why (stored; must not contain the value)."),
+    reason: str = typer.Option("forgotten at the user's request", "--reason", help="Why (stored; must not contain the value)."),
     json_out: bool = JSON,
 ) -> None:
     """Forget for good: a value (tombstone), a session or an item. Enforced by code at every read and write."""
+    from mnemolog.adapters.scope import resolve_scope
+    from mnemolog.domain.services import forget as forgetting
+
     chosen = [name for name, given in (("VALUE", value is not None), ("--session", session), ("--item", item)) if given]
     if len(chosen) != 1:
         raise UserError("give exactly one of VALUE, --session ID or --item ID", Exit.USAGE)
@@ -83,6 +83,8 @@ def lift(
     json_out: bool = JSON,
 ) -> None:
     """Undo a tombstone (as an event). Retired items stay retired."""
+    from mnemolog.domain.services import forget as forgetting
+
     tid = _uuid(tombstone, "tombstone")
     with store() as s:
         try:
@@ -100,6 +102,8 @@ def prune(
     json_out: bool = JSON,
 ) -> None:
     """The retention sweep: prune stale, unselected extractions; retire items left without evidence."""
+    from mnemolog.domain.services import retention
+
     with store() as s:
         window = timedelta(days=s.settings.retention_days if days is None else days)
         result = retention.prune(s, retention=window, limit=s.settings.max_selected)
@@ -114,6 +118,8 @@ def reset(
     json_out: bool = JSON,
 ) -> None:
     """Withdraw all memory, as events (the log and its history stay)."""
+    from mnemolog.domain.services import retention
+
     if not yes and not typer.confirm("Withdraw all memory (every extraction and every item)?", default=False):
         raise UserError("reset cancelled")
     with store() as s:

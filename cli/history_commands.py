@@ -7,15 +7,9 @@ from typing import Any
 from uuid import UUID
 
 import typer
-from mnemolog.adapters.folder_writer import FolderWriteError, write_folder
-from mnemolog.adapters.tokens import count_tokens
 from mnemolog.cli.context import store
 from mnemolog.cli.options import parse_since, parse_time
 from mnemolog.cli.output import Exit, UserError, console, emit_json
-from mnemolog.projections import as_of
-from mnemolog.projections import audit as audits
-from mnemolog.projections import explain as explains
-from rich.table import Table
 
 JSON = typer.Option(False, "--json", help="Print JSON.")
 
@@ -62,6 +56,8 @@ def explain(
     json_out: bool = JSON,
 ) -> None:
     """The story of one memory, read only from the log."""
+    from mnemolog.projections import explain as explains
+
     with store() as s:
         matcher = s.matcher()
         item_id = _as_uuid(target)
@@ -114,6 +110,9 @@ def audit(
     json_out: bool = JSON,
 ) -> None:
     """What one consolidation changed, edit by edit, and what code overrode or rejected."""
+    from mnemolog.projections import audit as audits
+    from rich.table import Table
+
     with store() as s:
         if since is not None:
             runs = audits.list_runs(s.app, parse_since(since, s.clock()))
@@ -146,6 +145,10 @@ def history(
     json_out: bool = JSON,
 ) -> None:
     """Memory at a past moment, rebuilt from the log."""
+    from mnemolog.adapters.folder_writer import FolderWriteError, write_folder
+    from mnemolog.adapters.tokens import count_tokens
+    from mnemolog.projections import as_of
+
     if (as_of_ is None) == (valid_at is None):
         raise UserError("give exactly one of --as-of TIME or --valid-at TIME", Exit.USAGE)
     with store() as s:

@@ -4,23 +4,18 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
-from mnemolog.adapters import bootstrap
-from mnemolog.adapters.bootstrap import Store
-from mnemolog.adapters.folder_writer import FolderWriteError, write_folder
-from mnemolog.adapters.models import OFFLINE, make_consolidator, make_extractor, model_choice
-from mnemolog.adapters.scope import project_scope
-from mnemolog.adapters.settings import claim_policy, eligibility_policy
 from mnemolog.cli.context import store
 from mnemolog.cli.options import parse_since
 from mnemolog.cli.output import Exit, UserError, console, emit_json, errors, progress_bar
-from mnemolog.domain.services import extract as extract_service
-from mnemolog.domain.services import ingest as ingest_service
-from mnemolog.domain.services.consolidate import ConsolidationPolicy, ConsolidationReport
-from mnemolog.domain.services.consolidate import consolidate as consolidate_memory
-from mnemolog.projections.rendered_folder import folder_files
+
+if TYPE_CHECKING:
+    from mnemolog.adapters.bootstrap import Store
+    from mnemolog.domain.services import extract as extract_service
+    from mnemolog.domain.services import ingest as ingest_service
+    from mnemolog.domain.services.consolidate import ConsolidationReport
 
 JSON = typer.Option(False, "--json", help="Print a JSON summary.")
 SINCE = typer.Option(None, "--since", help="Only sessions updated since DATE or DURATION (e.g. 2026-01-01, 30d).")
@@ -29,7 +24,10 @@ MODEL = typer.Option(None, "--model", help="Model name, or 'heuristic' for the o
 
 
 def _ingest(s: Store, paths: list[Path], since: str | None, all_: bool, quiet: bool) -> ingest_service.IngestReport:
+    from mnemolog.adapters import bootstrap
     from mnemolog.adapters.session_files import default_paths, default_session_roots
+    from mnemolog.adapters.settings import eligibility_policy
+    from mnemolog.domain.services import ingest as ingest_service
 
     policy = eligibility_policy(s.settings, parse_since(since, s.clock()), all_)
     roots = paths or default_paths()
@@ -84,6 +82,11 @@ def ingest(
 
 
 def _extract(s: Store, model: str | None, limit: int | None, workers: int | None, quiet: bool, since: str | None = None, all_: bool = False) -> tuple[extract_service.ExtractReport, str]:
+    from mnemolog.adapters import bootstrap
+    from mnemolog.adapters.models import make_extractor
+    from mnemolog.adapters.settings import claim_policy, eligibility_policy
+    from mnemolog.domain.services import extract as extract_service
+
     extractor = make_extractor(s.settings, model)
     policy = eligibility_policy(s.settings, parse_since(since, s.clock()), all_)
     with progress_bar("extract", enabled=not quiet) as bar:
@@ -126,7 +129,11 @@ def extract(
 
 
 def _consolidate(s: Store, model: str | None, since: str | None = None, all_: bool = False) -> tuple[ConsolidationReport, str]:
+    from mnemolog.adapters import bootstrap
+    from mnemolog.adapters.models import make_consolidator
     from mnemolog.adapters.note_files import NoteFolder
+    from mnemolog.domain.services.consolidate import ConsolidationPolicy
+    from mnemolog.domain.services.consolidate import consolidate as consolidate_memory
 
     consolidator = make_consolidator(s.settings, model)
     policy = ConsolidationPolicy.window(
@@ -176,6 +183,8 @@ def _print_consolidation(result: ConsolidationReport, name: str) -> None:
 
 
 def _project(cwd: Path | None, project: str | None) -> str | None:
+    from mnemolog.adapters.scope import project_scope
+
     if project:
         return project
     if cwd is None:
@@ -184,7 +193,9 @@ def _project(cwd: Path | None, project: str | None) -> str | None:
 
 
 def _render(s: Store, out: Path, project: str | None) -> dict[str, str]:
+    from mnemolog.adapters.folder_writer import FolderWriteError, write_folder
     from mnemolog.adapters.tokens import count_tokens
+    from mnemolog.projections.rendered_folder import folder_files
 
     files = folder_files(s.reads(), s.matcher(), count_tokens, project)
     try:
@@ -217,6 +228,8 @@ def run(
     json_out: bool = JSON,
 ) -> None:
     """The whole pipeline: ingest, extract, consolidate, render."""
+    from mnemolog.adapters.models import OFFLINE, model_choice
+
     with store() as s:
         offline = [
             phase for phase in ("extract", "consolidate") if model_choice(s.settings, phase) == OFFLINE

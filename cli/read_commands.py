@@ -13,12 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from mnemolog.adapters.scope import scope_for_cwd
-from mnemolog.adapters.session_files import SessionReadError
 from mnemolog.cli.context import store
 from mnemolog.cli.output import Exit, UserError, console, emit_json, errors
-from mnemolog.domain.services import read
-from rich.markup import escape
 
 JSON = typer.Option(False, "--json", help="Print JSON.")
 CWD = typer.Option(None, "--cwd", help="The working folder whose project is read (default: the current folder).")
@@ -28,6 +24,9 @@ PROJECT = typer.Option(
 
 
 def _scope(cwd: Path | None, project: str | None = None) -> str:
+    from mnemolog.adapters.scope import scope_for_cwd
+    from rich.markup import escape
+
     if project is not None:
         if cwd is not None:
             raise UserError("--cwd and --project exclude each other", Exit.USAGE)
@@ -92,6 +91,8 @@ def search(
     json_out: bool = JSON,
 ) -> None:
     """Full-text search over current memory of this project and the user, best first."""
+    from mnemolog.domain.services import read
+
     if kind is not None and kind not in read.KINDS:
         raise UserError(f"unknown kind {kind!r} (expected one of {', '.join(read.KINDS)})", Exit.USAGE)
     project = _scope(cwd, project_key)
@@ -120,6 +121,9 @@ def show(
     json_out: bool = JSON,
 ) -> None:
     """One memory item with its status, trust, validity, usage and evidence."""
+    from mnemolog.domain.services import read
+    from rich.markup import escape
+
     project = _scope(cwd, project_key)
     with store() as s:
         found = read.show(s.reads(), s.matcher(), item, project)
@@ -160,7 +164,7 @@ def cite(
 ) -> None:
     """Record that an agent used memory: Codex citation blocks and [item:<id>] markers in its output."""
     from mnemolog.adapters.folder_reader import disk_folder_reader
-    from mnemolog.adapters.session_files import read_session
+    from mnemolog.adapters.session_files import SessionReadError, read_session
     from mnemolog.domain.services import cite as citing
 
     with store() as s:
@@ -266,6 +270,7 @@ def note(
 
 def _withdraw(reference: str, reason: str | None, json_out: bool) -> None:
     from mnemolog.domain.services import notes as note_service
+    from rich.markup import escape
 
     with store() as s:
         try:
@@ -316,6 +321,8 @@ def notes(
     json_out: bool = JSON,
 ) -> None:
     """The notes left with `note` (and MCP, and notes files): id, intent, scope, state, source and text."""
+    from mnemolog.domain.services import read
+
     if all_ and (cwd is not None or project_key is not None):
         raise UserError("--all excludes --cwd and --project", Exit.USAGE)
     project = None if all_ else _scope(cwd, project_key)
@@ -351,6 +358,7 @@ def notes(
 def mcp(cwd: Path | None = CWD) -> None:
     """Serve the read path as MCP tools over stdio (project from the client's roots, else --cwd)."""
     from mnemolog.cli.mcp_server import run_stdio
+    from rich.markup import escape
 
     if cwd is not None and not cwd.expanduser().is_dir():
         raise UserError(f"not a folder: {escape(str(cwd))}", Exit.USAGE)

@@ -8,8 +8,6 @@ from uuid import UUID
 import typer
 from mnemolog.cli.context import store
 from mnemolog.cli.output import Exit, UserError, console, emit_json
-from mnemolog.domain.memory_item import Trust
-from mnemolog.domain.services import review as reviewing
 
 
 def review(
@@ -22,6 +20,9 @@ def review(
     json_out: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Accept, reject or doubt a memory item (a Reviewed event; explain shows it)."""
+    from mnemolog.domain.memory_item import Trust
+    from mnemolog.domain.services import review as reviewing
+
     chosen = [verdict for verdict, given in ((Trust.ACCEPTED, accept), (Trust.REJECTED, reject), (Trust.DOUBTED, doubt)) if given]
     if len(chosen) != 1:
         raise UserError("give exactly one of --accept, --reject or --doubt", Exit.USAGE)

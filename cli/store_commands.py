@@ -6,10 +6,8 @@ import contextlib
 from dataclasses import asdict
 
 import typer
-from mnemolog.adapters.settings import describe, load_settings
 from mnemolog.cli.context import store
 from mnemolog.cli.output import console, emit_json
-from rich.table import Table
 
 JSON = typer.Option(False, "--json", help="Print JSON instead of a table.")
 
@@ -43,6 +41,9 @@ def doctor(json_out: bool = JSON) -> None:
 
 def config(json_out: bool = JSON) -> None:
     """The effective configuration and where each value came from (secrets masked)."""
+    from mnemolog.adapters.settings import describe, load_settings
+    from rich.table import Table
+
     rows = describe(load_settings())
     if json_out:
         emit_json({name: {"value": value, "source": source} for name, value, source in rows})

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from mnemolog.adapters.bootstrap import open_store
 from mnemolog.adapters.settings import Settings
+from support.cli import run_cli
 from support.forgetting import SECRET, start
-from support.in_process import run_in_process
 from support.stores import FixedClock
 
 
@@ -26,54 +26,54 @@ def test_forget_then_read_the_story(tmp_path: Path) -> None:
     before_forget = datetime.now(UTC).isoformat()
     time.sleep(0.01)
 
-    forgot = run_in_process("forget", SECRET, "--json", env=env)
+    forgot = run_cli("forget", SECRET, "--json", env=env)
     assert forgot.code == 0, forgot.err
     data = forgot.json()
     assert data["retired"] == [item_id] and data["scope"] == "global" and not data["already"]
     tombstone = data["tombstone"]
-    plain = run_in_process("forget", "-", env=env, stdin=SECRET.upper() + "\n")
+    plain = run_cli("forget", "-", env=env, stdin=SECRET.upper() + "\n")
     assert plain.code == 0 and f"tombstone {tombstone} was already in force" in plain.out
     for result in (forgot, plain):
         assert "falcon" not in (result.out + result.err).lower()
 
-    story = run_in_process("explain", item_id, "--json", env=env)
+    story = run_cli("explain", item_id, "--json", env=env)
     assert story.code == 0, story.err
     told = story.json()
     assert told["now"]["status"] == "retired" and [h["action"] for h in told["history"]] == ["added", "retired"]
     assert told["history"][1]["tombstone"] == tombstone and told["history"][1]["by"] == "user"
     assert "falcon" not in story.out.lower()
-    by_text = run_in_process("explain", "deploy staging", env=env)
+    by_text = run_cli("explain", "deploy staging", env=env)
     assert by_text.code == 0 and item_id in by_text.out and "[forgotten]" in by_text.out and "falcon" not in by_text.out.lower()
 
-    audit = run_in_process("audit", "--json", env=env)
+    audit = run_cli("audit", "--json", env=env)
     assert audit.code == 0, audit.err
     report = audit.json()
     assert report["status"] == "completed" and {e["op"] for e in report["edits"]} == {"add"}
     assert "falcon" not in audit.out.lower()
-    runs = run_in_process("audit", "--since", "2000-01-01", "--json", env=env).json()["runs"]
+    runs = run_cli("audit", "--since", "2000-01-01", "--json", env=env).json()["runs"]
     assert [r["consolidation"] for r in runs] == [report["consolidation"]]
 
-    past = run_in_process("history", "--as-of", before_forget, "--out", str(tmp_path / "then"), "--json", env=env)
+    past = run_cli("history", "--as-of", before_forget, "--out", str(tmp_path / "then"), "--json", env=env)
     assert past.code == 0, past.err
     assert "MEMORY.md" in past.json()["files"] and (tmp_path / "then" / "MEMORY.md").exists()
     assert "falcon" not in (tmp_path / "then" / "MEMORY.md").read_text().lower()  # tombstones in force apply to the past too
     assert "CSV" in (tmp_path / "then" / "MEMORY.md").read_text()
-    valid = run_in_process("history", "--valid-at", datetime.now(UTC).isoformat(), "--json", env=env)
+    valid = run_cli("history", "--valid-at", datetime.now(UTC).isoformat(), "--json", env=env)
     assert valid.code == 0 and [i["title"] for i in valid.json()["items"]] == ["CSV export"]
 
-    lifted = run_in_process("lift", tombstone, "--json", env=env)
+    lifted = run_cli("lift", tombstone, "--json", env=env)
     assert lifted.code == 0 and lifted.json() == {"tombstone": tombstone, "lifted": True}
-    assert run_in_process("lift", "00000000-0000-0000-0000-000000000009", env=env).code == 5
-    assert run_in_process("explain", "00000000-0000-0000-0000-000000000009", env=env).code == 5
-    assert run_in_process("audit", "00000000-0000-0000-0000-000000000009", env=env).code == 5
-    assert run_in_process("forget", "--item", "00000000-0000-0000-0000-000000000009", env=env).code == 5
-    assert run_in_process("forget", env=env).code == 2
+    assert run_cli("lift", "00000000-0000-0000-0000-000000000009", env=env).code == 5
+    assert run_cli("explain", "00000000-0000-0000-0000-000000000009", env=env).code == 5
+    assert run_cli("audit", "00000000-0000-0000-0000-000000000009", env=env).code == 5
+    assert run_cli("forget", "--item", "00000000-0000-0000-0000-000000000009", env=env).code == 5
+    assert run_cli("forget", env=env).code == 2
 
-    refused = run_in_process("reset", env=env, stdin="n\n")
+    refused = run_cli("reset", env=env, stdin="n\n")
     assert refused.code == 1
-    reset = run_in_process("reset", "--yes", "--json", env=env)
+    reset = run_cli("reset", "--yes", "--json", env=env)
     assert reset.code == 0 and len(reset.json()["pruned"]) == 2 and len(reset.json()["retired"]) == 1
-    assert run_in_process("prune", "--json", env=env).json() == {"pruned": [], "retired": []}
+    assert run_cli("prune", "--json", env=env).json() == {"pruned": [], "retired": []}
 
 
 def test_forget_a_session_by_the_agents_own_id(tmp_path: Path) -> None:
@@ -88,9 +88,9 @@ def test_forget_a_session_by_the_agents_own_id(tmp_path: Path) -> None:
         store.close()
     env = {"MNEMOLOG_HOME": str(home)}
 
-    done = run_in_process("forget", "--session", thread_id(1), "--json", env=env)
+    done = run_cli("forget", "--session", thread_id(1), "--json", env=env)
 
     assert done.code == 0, done.err
     assert done.json()["session"] == session_id and done.json()["deleted"] is True
-    missing = run_in_process("forget", "--session", "no-such-session", env=env)
+    missing = run_cli("forget", "--session", "no-such-session", env=env)
     assert missing.code == 5 and "no session no-such-session" in missing.err

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from mnemolog.adapters.bootstrap import open_store
 from mnemolog.adapters.settings import Settings
-from support.in_process import run_in_process
+from support.cli import run_cli
 from support.memory import item, save
 
 API = "git:github.com/acme/api"
@@ -25,18 +25,18 @@ def test_accept_reject_and_doubt(tmp_path: Path) -> None:
         store.close()
     env = {"MNEMOLOG_HOME": str(home)}
 
-    accepted = run_in_process("review", second, "--accept", "--by", "dana", "--json", env=env)
+    accepted = run_cli("review", second, "--accept", "--by", "dana", "--json", env=env)
     assert accepted.code == 0, accepted.err
     assert accepted.json() == {"item": second, "trust": "accepted", "changed": True}
-    assert run_in_process("review", f"[item:{second}]", "--accept", "--json", env=env).json()["changed"] is False
-    context = run_in_process("context", "--project", API, env=env).out
+    assert run_cli("review", f"[item:{second}]", "--accept", "--json", env=env).json()["changed"] is False
+    context = run_cli("context", "--project", API, env=env).out
     assert context.index(second) < context.index(first)  # accepted first
 
-    assert run_in_process("review", first, "--reject", env=env).code == 0
-    assert first not in run_in_process("context", "--project", API, env=env).out
-    story = run_in_process("explain", second, "--json", env=env)
+    assert run_cli("review", first, "--reject", env=env).code == 0
+    assert first not in run_cli("context", "--project", API, env=env).out
+    story = run_cli("explain", second, "--json", env=env)
     assert story.code == 0 and "dana" in story.out
 
-    assert run_in_process("review", first, env=env).code == 2
-    missing = run_in_process("review", "00000000-0000-4000-8000-000000000000", "--doubt", env=env)
+    assert run_cli("review", first, env=env).code == 2
+    missing = run_cli("review", "00000000-0000-4000-8000-000000000000", "--doubt", env=env)
     assert missing.code == 5 and "no memory item" in missing.err

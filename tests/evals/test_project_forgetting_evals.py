@@ -27,9 +27,9 @@ from mnemolog.domain.memory_item import MemoryItem
 from mnemolog.domain.plan import ConsolidationPlan, Edit
 from mnemolog.domain.session import session_id_for
 from mnemolog.projections.log_reader import log_events
+from support.cli import run_cli
 from support.consolidating import run_consolidation
 from support.forgetting import ALL, SECRET, SENTENCE, clean_memory, value_memory
-from support.in_process import run_in_process
 from support.memory import git_project
 from support.reads import memory_folder
 from support.scripted_models import ScriptedConsolidator, ScriptedExtractor
@@ -98,7 +98,7 @@ class World:
 
     def cli(self, *args: str) -> tuple[int, str]:
         """Run ``mnemolog ARGS`` in process on this store; its exit code and everything it printed."""
-        result = run_in_process(*args, env=self.env)
+        result = run_cli(*args, env=self.env)
         self.store.catch_up()  # the command wrote through its own store; this one reads the views after it
         return result.code, result.out + result.err
 
