@@ -21,7 +21,13 @@ from mnemolog.domain.application import MnemologApp
 from mnemolog.domain.ports import Redactor, ScopeLookup, SessionSource
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher
 from mnemolog.projections.reads import ViewReads
-from mnemolog.projections.view_store import MemoryView, catch_up, open_sqlite_view, rebuild
+from mnemolog.projections.view_store import (
+    MemoryView,
+    catch_up,
+    open_sqlite_view,
+    open_views,
+    rebuild,
+)
 
 Clock = Callable[[], datetime]
 
@@ -196,7 +202,7 @@ def open_store(settings: Settings | None = None, clock: Clock = utc_now) -> Stor
                 conn.execute("SELECT pg_advisory_lock(%s)", (SCHEMA_LOCK,))
                 try:
                     app = MnemologApp(env=env)
-                    view: MemoryView = open_postgres_view(params)
+                    view: MemoryView = open_views(app, open_postgres_view(params))
                 finally:
                     conn.execute("SELECT pg_advisory_unlock(%s)", (SCHEMA_LOCK,))
             return Store(app, view, settings, "postgres", _redacted_url(url), clock, env)
@@ -210,7 +216,7 @@ def open_store(settings: Settings | None = None, clock: Clock = utc_now) -> Stor
             "CREATE_TABLE": "y",
         }
         app = MnemologApp(env=env)
-        view = open_sqlite_view(str(home / "views.sqlite"))
+        view = open_views(app, open_sqlite_view(str(home / "views.sqlite")))
         return Store(app, view, settings, "sqlite", str(home), clock, env)
     except Exception as error:  # any driver error opening the store is one user-facing message
         if isinstance(error, StoreError):

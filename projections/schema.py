@@ -51,6 +51,7 @@ INDEXES: tuple[tuple[str, str, str], ...] = (
 )
 
 PREFIX = "mnemolog_view_"
+SCHEMA_TABLE = PREFIX + "schema"  # one row: the version of the tables above that the views were built with
 
 
 def table(name: str) -> str:
@@ -108,3 +109,12 @@ def dump_order() -> dict[str, str]:
     order["item_evidence"] = "item_id, session_id"
     order["search"] = "item_id"
     return order
+
+
+def schema_version() -> str:
+    """A fingerprint of the view tables' definition: views built under another one are rebuilt from the log."""
+    import hashlib
+
+    text = repr((sorted(TABLES.items()), INDEXES, create_statements("sqlite"), create_statements("postgres")))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+

@@ -20,7 +20,13 @@ from eventsourcing.persistence import IntegrityError, OperationalError, Tracking
 from eventsourcing.sqlite import SQLiteDatastore, SQLiteTrackingRecorder
 from mnemolog.domain.application import MnemologApp
 from mnemolog.projections.memory_view import apply_event
-from mnemolog.projections.schema import create_statements, drop_statements, index_statements
+from mnemolog.projections.schema import (
+    SCHEMA_TABLE,
+    create_statements,
+    drop_statements,
+    index_statements,
+    schema_version,
+)
 from mnemolog.projections.sql import Sql
 
 
@@ -48,6 +54,12 @@ class MemoryView(Protocol):
 
     def close(self) -> None:
         """Release the view store's connections."""
+
+    def built_version(self) -> str | None:
+        """The schema version the views were built with (None: before versions were recorded)."""
+
+    def record_version(self) -> None:
+        """Record that the views now follow this code's schema version."""
 
 
 class ViewMixin:
@@ -95,6 +107,19 @@ class ViewMixin:
 
     def close(self) -> None:
         self.datastore.close()
+
+    def built_version(self) -> str | None:
+        with self.datastore.transaction(commit=True) as cursor:
+            cursor.execute(f"CREATE TABLE IF NOT EXISTS {SCHEMA_TABLE} (version TEXT NOT NULL)")
+            cursor.execute(f"SELECT version FROM {SCHEMA_TABLE}")
+            row = cursor.fetchone()
+        return str(dict(row)["version"]) if row else None
+
+    def record_version(self) -> None:
+        with self.datastore.transaction(commit=True) as cursor:
+            cursor.execute(f"CREATE TABLE IF NOT EXISTS {SCHEMA_TABLE} (version TEXT NOT NULL)")
+            cursor.execute(f"DELETE FROM {SCHEMA_TABLE}")
+            cursor.execute(f"INSERT INTO {SCHEMA_TABLE} (version) VALUES ('{schema_version()}')")
 
 
 class SQLiteMemoryView(ViewMixin, SQLiteTrackingRecorder):
@@ -160,8 +185,21 @@ def rebuild(app: MnemologApp, view: MemoryView, batch_size: int = 1000) -> int:
         from mnemolog.projections.postgres_view import PostgresMemoryView, rebuild_by_copy
 
         assert isinstance(view, PostgresMemoryView)
-        return rebuild_by_copy(app, view, batch_size)
-    view.reset(app.name)
-    count = catch_up(app, view, batch_size=batch_size)
-    view.build_indexes()
+        count = rebuild_by_copy(app, view, batch_size)
+    else:
+        view.reset(app.name)
+        count = catch_up(app, view, batch_size=batch_size)
+        view.build_indexes()
+    view.record_version()
     return count
+
+
+def open_views(app: MnemologApp, view: MemoryView) -> MemoryView:
+    """``view``, rebuilt from the log first when it was built under another schema version.
+
+    The views are projections: when a new version changes their tables (a
+    column added), replaying the log is the migration.
+    """
+    if view.built_version() != schema_version():
+        rebuild(app, view)
+    return view

@@ -47,3 +47,24 @@ def test_catch_up_is_exactly_once(store_factory) -> None:
     with pytest.raises(IntegrityError):
         store.view.apply([(store.app.mapper.to_domain_event(first), Tracking(store.app.name, first.id))])
     assert ViewReads(store.view).dump() == before
+
+
+def test_views_built_under_an_older_schema_are_rebuilt_when_the_store_opens(store_factory) -> None:
+    """An upgrade that changes the view tables (here: notes gained ``withdrawn``) replays the log on first open."""
+    from datetime import UTC, datetime
+
+    from mnemolog.domain.note import Note
+    from mnemolog.projections.schema import SCHEMA_TABLE, table
+
+    store = store_factory()
+    store.app.save_all(Note(text="Use pnpm, not npm.", intent="remember", scope="global", source="cli", written_at=datetime.now(UTC)))
+    store.catch_up()
+    with store.view.datastore.transaction(commit=True) as cursor:  # the tables as an older version left them
+        cursor.execute(f"DROP TABLE {table('notes')}")
+        cursor.execute(f"CREATE TABLE {table('notes')} (id TEXT PRIMARY KEY, text TEXT, intent TEXT, scope TEXT, source TEXT, written_at TEXT, applied_by TEXT)")
+        cursor.execute(f"UPDATE {SCHEMA_TABLE} SET version = 'older'")
+
+    reopened = store_factory()
+
+    assert [n.text for n in reopened.reads().notes()] == ["Use pnpm, not npm."]
+    assert reopened.view.built_version() == store_factory().view.built_version() != "older"
