@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 from mnemolog.cli.context import store
 from mnemolog.cli.options import parse_since
-from mnemolog.cli.output import Exit, UserError, console, emit_json, errors, progress_bar
+from mnemolog.cli.output import Exit, console, emit_json, errors, progress_bar
 
 if TYPE_CHECKING:
     from mnemolog.adapters.bootstrap import Store
@@ -150,8 +150,12 @@ def _result_dict(result: ConsolidationReport, name: str) -> dict[str, Any]:
 
 def consolidate(model: str | None = MODEL, since: str | None = SINCE, all_: bool = ALL, json_out: bool = JSON) -> None:
     """Phase 2: consolidate the selected extractions into memory items, as audited edits."""
+    from mnemolog.cli.memory_folder import follow_log
+
     with store() as s:
         result, name = _consolidate(s, model, since, all_)
+        if result.status == "completed":
+            follow_log(s)
     if json_out:
         emit_json(_result_dict(result, name))
     else:
@@ -192,28 +196,17 @@ def _project(cwd: Path | None, project: str | None) -> str | None:
     return project_scope(None, str(cwd.resolve()))
 
 
-def _render(s: Store, out: Path, project: str | None) -> dict[str, str]:
-    from mnemolog.adapters.folder_writer import FolderWriteError, write_folder
-    from mnemolog.adapters.tokens import count_tokens
-    from mnemolog.projections.rendered_folder import folder_files
-
-    files = folder_files(s.reads(), s.matcher(), count_tokens, project)
-    try:
-        write_folder(files, out)
-    except FolderWriteError as error:
-        raise UserError(str(error)) from error
-    return files
-
-
 def render(
     out: Path = typer.Option(None, "--out", help="Folder to write (default: the memory folder in MNEMOLOG_HOME)."),
     project: str | None = typer.Option(None, "--project", help="Only this project scope (plus global items)."),
     json_out: bool = JSON,
 ) -> None:
     """Render the memory folder (Codex's layout) from the projections."""
+    from mnemolog.cli.memory_folder import write_memory_folder
+
     with store() as s:
         target = out or s.settings.folder
-        files = _render(s, target, project)
+        files = write_memory_folder(s, target, project)
     if json_out:
         emit_json({"folder": str(target), "files": sorted(files)})
     else:
@@ -229,6 +222,7 @@ def run(
 ) -> None:
     """The whole pipeline: ingest, extract, consolidate, render."""
     from mnemolog.adapters.models import OFFLINE, model_choice
+    from mnemolog.cli.memory_folder import write_memory_folder
 
     with store() as s:
         offline = [
@@ -243,7 +237,7 @@ def run(
         extract_report, extract_name = _extract(s, None, None, None, json_out, since, all_)
         result, consolidate_name = _consolidate(s, None, since, all_)
         target = out or s.settings.folder
-        files = _render(s, target, None) if result.status != "failed" else {}
+        files = write_memory_folder(s, target, None) if result.status != "failed" else {}
     partial = ingest_report.partial or extract_report.as_dict()["gave_up"] > 0
     if json_out:
         emit_json(

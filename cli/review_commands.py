@@ -20,6 +20,7 @@ def review(
     json_out: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Accept, reject or doubt a memory item (a Reviewed event; explain shows it)."""
+    from mnemolog.cli.memory_folder import follow_log
     from mnemolog.domain.memory_item import Trust
     from mnemolog.domain.services import review as reviewing
 
@@ -36,11 +37,13 @@ def review(
             result = reviewing.review(s, item_id, chosen[0], by or getpass.getuser(), note)
         except reviewing.ItemNotFound as error:
             raise UserError(str(error), Exit.NOT_FOUND) from error
+        folder = follow_log(s) if result.changed else None
     if json_out:
-        emit_json(result.as_dict())
+        emit_json({**result.as_dict(), "folder": str(folder) if folder else None})
     else:
         state = "now" if result.changed else "already"
-        console.print(f"item {item_id} is {state} {result.trust.value}")
+        updated = f"; memory folder {folder} updated" if folder else ""
+        console.print(f"item {item_id} is {state} {result.trust.value}{updated}", highlight=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -62,7 +62,7 @@ def test_forget_then_read_the_story(tmp_path: Path) -> None:
     assert valid.code == 0 and [i["title"] for i in valid.json()["items"]] == ["CSV export"]
 
     lifted = run_cli("lift", tombstone, "--json", env=env)
-    assert lifted.code == 0 and lifted.json() == {"tombstone": tombstone, "lifted": True}
+    assert lifted.code == 0 and lifted.json() == {"tombstone": tombstone, "lifted": True, "folder": None}
     assert run_cli("lift", "00000000-0000-0000-0000-000000000009", env=env).code == 5
     assert run_cli("explain", "00000000-0000-0000-0000-000000000009", env=env).code == 5
     assert run_cli("audit", "00000000-0000-0000-0000-000000000009", env=env).code == 5
@@ -73,7 +73,7 @@ def test_forget_then_read_the_story(tmp_path: Path) -> None:
     assert refused.code == 1
     reset = run_cli("reset", "--yes", "--json", env=env)
     assert reset.code == 0 and len(reset.json()["pruned"]) == 2 and len(reset.json()["retired"]) == 1
-    assert run_cli("prune", "--json", env=env).json() == {"pruned": [], "retired": []}
+    assert run_cli("prune", "--json", env=env).json() == {"pruned": [], "retired": [], "folder": None}
 
 
 def test_forget_a_session_by_the_agents_own_id(tmp_path: Path) -> None:
@@ -94,3 +94,42 @@ def test_forget_a_session_by_the_agents_own_id(tmp_path: Path) -> None:
     assert done.json()["session"] == session_id and done.json()["deleted"] is True
     missing = run_cli("forget", "--session", "no-such-session", env=env)
     assert missing.code == 5 and "no session no-such-session" in missing.err
+
+
+def test_the_memory_folder_follows_forget_review_and_lift_without_a_render(tmp_path: Path) -> None:
+    """Guarantee 7: the folder agents read shows each change when the command returns."""
+    home = tmp_path / "home"
+    store = open_store(Settings(home=home), clock=FixedClock())
+    try:
+        start(store, tmp_path)
+    finally:
+        store.close()
+    env = {"MNEMOLOG_HOME": str(home)}
+    folder = home / "memories"
+
+    def folder_text() -> str:
+        return "\n".join(p.read_text() for p in sorted(folder.rglob("*.md")))
+
+    assert run_cli("render", env=env).code == 0
+    assert SECRET in folder_text() and "CSV" in folder_text()
+
+    forgot = run_cli("forget", SECRET, "--json", env=env)
+    assert forgot.code == 0, forgot.err
+    assert forgot.json()["folder"] == str(folder)
+    assert "falcon" not in folder_text().lower() and "CSV" in folder_text()
+
+    hits = run_cli("search", "CSV", "--project", "git:github.com/acme/api", "--json", env=env).json()["hits"]
+    assert hits, "the clean item is still in memory"
+    rejected = run_cli("review", hits[0]["id"], "--reject", env=env)
+    assert rejected.code == 0 and "memory folder" in rejected.out, rejected.out
+    assert hits[0]["id"] not in folder_text()
+
+    lifted = run_cli("lift", forgot.json()["tombstone"], "--json", env=env)
+    assert lifted.code == 0 and lifted.json()["folder"] == str(folder)
+
+
+def test_forget_on_a_store_never_rendered_writes_no_folder(tmp_path: Path) -> None:
+    env = {"MNEMOLOG_HOME": str(tmp_path / "home")}
+    forgot = run_cli("forget", "some value", "--json", env=env)
+    assert forgot.code == 0 and forgot.json()["folder"] is None
+    assert not (tmp_path / "home" / "memories").exists()

@@ -27,7 +27,7 @@ def test_accept_reject_and_doubt(tmp_path: Path) -> None:
 
     accepted = run_cli("review", second, "--accept", "--by", "dana", "--json", env=env)
     assert accepted.code == 0, accepted.err
-    assert accepted.json() == {"item": second, "trust": "accepted", "changed": True}
+    assert accepted.json() == {"item": second, "trust": "accepted", "changed": True, "folder": None}
     assert run_cli("review", f"[item:{second}]", "--accept", "--json", env=env).json()["changed"] is False
     context = run_cli("context", "--project", API, env=env).out
     assert context.index(second) < context.index(first)  # accepted first

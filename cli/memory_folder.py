@@ -1,0 +1,39 @@
+"""Writing the memory folder: `render` and `run` into any target, and the shared folder following the log.
+
+Guarantee 7: a command that changes what the folder shows (forget, lift,
+review, prune, reset, consolidate) leaves the configured folder showing it
+when it returns, once that folder has been rendered.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from mnemolog.cli.output import UserError
+
+if TYPE_CHECKING:
+    from mnemolog.adapters.bootstrap import Store
+
+
+def write_memory_folder(store: Store, out: Path, project: str | None = None) -> dict[str, str]:
+    """Render the folder for ``project`` (None: every project) and swap it into ``out``; its files."""
+    from mnemolog.adapters.folder_writer import FolderWriteError, write_folder
+    from mnemolog.adapters.tokens import count_tokens
+    from mnemolog.projections.rendered_folder import folder_files
+
+    files = folder_files(store.reads(), store.matcher(), count_tokens, project)
+    try:
+        write_folder(files, out)
+    except FolderWriteError as error:
+        raise UserError(str(error)) from error
+    return files
+
+
+def follow_log(store: Store) -> Path | None:
+    """Re-render the configured memory folder if it exists (agents read it); the folder, or None."""
+    folder = Path(store.settings.folder)
+    if not (folder / "memory_summary.md").is_file():
+        return None  # never rendered here: nothing on disk can be stale
+    write_memory_folder(store, folder)
+    return folder
