@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 from datetime import timedelta
-from pathlib import Path
 from uuid import UUID
 
 import typer
@@ -21,10 +20,6 @@ def _uuid(value: str, what: str) -> UUID:
         raise UserError(f"not a {what} id: {value.strip()[:40]!r}", Exit.USAGE) from error
 
 
-def _updated(folder: Path | None) -> str:
-    return f"; memory folder {folder} updated" if folder else ""
-
-
 def forget(
     value: str | None = typer.Argument(None, help="The value to forget ('-' reads it from stdin). Never stored or printed."),
     project: str | None = typer.Option(None, "--project", help="Only in this project: a scope key (git:host/owner/repo, path:/dir) or a directory."),
@@ -38,7 +33,7 @@ def forget(
 ) -> None:
     """Forget for good: a value (tombstone), a session or an item. Enforced by code at every read and write."""
     from mnemolog.adapters.scope import resolve_scope
-    from mnemolog.cli.memory_folder import follow_log
+    from mnemolog.cli.memory_folder import follow_log, updated
     from mnemolog.domain.services import forget as forgetting
 
     chosen = [name for name, given in (("VALUE", value is not None), ("--session", session), ("--item", item)) if given]
@@ -79,7 +74,7 @@ def forget(
             )
         folder = follow_log(s)
     data["folder"] = str(folder) if folder else None
-    message += _updated(folder)
+    message += updated(folder)
     if json_out:
         emit_json(data)
     else:
@@ -92,7 +87,7 @@ def lift(
     json_out: bool = JSON,
 ) -> None:
     """Undo a tombstone (as an event). Retired items stay retired."""
-    from mnemolog.cli.memory_folder import follow_log
+    from mnemolog.cli.memory_folder import follow_log, updated
     from mnemolog.domain.services import forget as forgetting
 
     tid = _uuid(tombstone, "tombstone")
@@ -105,7 +100,7 @@ def lift(
     if json_out:
         emit_json({**result.as_dict(), "folder": str(folder) if folder else None})
     else:
-        console.print(f"tombstone {tid} {'lifted' if result.lifted else 'was already lifted'}{_updated(folder)}", highlight=False)
+        console.print(f"tombstone {tid} {'lifted' if result.lifted else 'was already lifted'}{updated(folder)}", highlight=False)
 
 
 def prune(
@@ -113,7 +108,7 @@ def prune(
     json_out: bool = JSON,
 ) -> None:
     """The retention sweep: prune stale, unselected extractions; retire items left without evidence."""
-    from mnemolog.cli.memory_folder import follow_log
+    from mnemolog.cli.memory_folder import follow_log, updated
     from mnemolog.domain.services import retention
 
     with store() as s:
@@ -123,7 +118,7 @@ def prune(
     if json_out:
         emit_json({**result.as_dict(), "folder": str(folder) if folder else None})
     else:
-        console.print(f"prune: {len(result.sessions)} extraction(s) pruned, {len(result.retired)} item(s) retired{_updated(folder)}", highlight=False)
+        console.print(f"prune: {len(result.sessions)} extraction(s) pruned, {len(result.retired)} item(s) retired{updated(folder)}", highlight=False)
 
 
 def reset(
@@ -131,7 +126,7 @@ def reset(
     json_out: bool = JSON,
 ) -> None:
     """Withdraw all memory, as events (the log and its history stay)."""
-    from mnemolog.cli.memory_folder import follow_log
+    from mnemolog.cli.memory_folder import follow_log, updated
     from mnemolog.domain.services import retention
 
     if not yes and not typer.confirm("Withdraw all memory (every extraction and every item)?", default=False):
@@ -142,7 +137,7 @@ def reset(
     if json_out:
         emit_json({**result.as_dict(), "folder": str(folder) if folder else None})
     else:
-        console.print(f"reset: {len(result.sessions)} extraction(s) withdrawn, {len(result.retired)} item(s) retired{_updated(folder)}", highlight=False)
+        console.print(f"reset: {len(result.sessions)} extraction(s) withdrawn, {len(result.retired)} item(s) retired{updated(folder)}", highlight=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -37,3 +37,8 @@ def follow_log(store: Store) -> Path | None:
         return None  # never rendered here: nothing on disk can be stale
     write_memory_folder(store, folder)
     return folder
+
+
+def updated(folder: Path | None) -> str:
+    """The tail a command's message gets when it re-rendered the folder."""
+    return f"; memory folder {folder} updated" if folder else ""

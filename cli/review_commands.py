@@ -20,7 +20,7 @@ def review(
     json_out: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Accept, reject or doubt a memory item (a Reviewed event; explain shows it)."""
-    from mnemolog.cli.memory_folder import follow_log
+    from mnemolog.cli.memory_folder import follow_log, updated
     from mnemolog.domain.memory_item import Trust
     from mnemolog.domain.services import review as reviewing
 
@@ -42,8 +42,7 @@ def review(
         emit_json({**result.as_dict(), "folder": str(folder) if folder else None})
     else:
         state = "now" if result.changed else "already"
-        updated = f"; memory folder {folder} updated" if folder else ""
-        console.print(f"item {item_id} is {state} {result.trust.value}{updated}", highlight=False)
+        console.print(f"item {item_id} is {state} {result.trust.value}{updated(folder)}", highlight=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -62,6 +62,7 @@ def table(name: str) -> str:
 def create_statements(dialect: str, *, with_indexes: bool = True) -> list[str]:
     """DDL for every view table (and the search index) in ``dialect`` ("sqlite" | "postgres")."""
     statements = [f"CREATE TABLE IF NOT EXISTS {table(n)} ({cols})" for n, cols in TABLES.items()]
+    statements.append(f"CREATE TABLE IF NOT EXISTS {SCHEMA_TABLE} (version TEXT NOT NULL)")
     if dialect == "sqlite":
         statements.append(
             f"CREATE VIRTUAL TABLE IF NOT EXISTS {table('search')} USING fts5("

@@ -109,15 +109,12 @@ class ViewMixin:
         self.datastore.close()
 
     def built_version(self) -> str | None:
-        with self.datastore.transaction(commit=True) as cursor:
-            cursor.execute(f"CREATE TABLE IF NOT EXISTS {SCHEMA_TABLE} (version TEXT NOT NULL)")
-            cursor.execute(f"SELECT version FROM {SCHEMA_TABLE}")
-            row = cursor.fetchone()
-        return str(dict(row)["version"]) if row else None
+        with self.reading() as sql:  # the table is made with the others when the view store opens
+            row = sql.one(f"SELECT version FROM {SCHEMA_TABLE}")
+        return str(row["version"]) if row else None
 
     def record_version(self) -> None:
         with self.datastore.transaction(commit=True) as cursor:
-            cursor.execute(f"CREATE TABLE IF NOT EXISTS {SCHEMA_TABLE} (version TEXT NOT NULL)")
             cursor.execute(f"DELETE FROM {SCHEMA_TABLE}")
             cursor.execute(f"INSERT INTO {SCHEMA_TABLE} (version) VALUES ('{schema_version()}')")
 
