@@ -120,10 +120,7 @@ class _ChatModel:
                 if error.status_code == 429 or error.status_code >= 500:
                     transient = error
                 else:
-                    raise ModelError(
-                        f"{self.model}: request rejected with HTTP {error.status_code}: {error.message}",
-                        retryable=False,
-                    ) from error
+                    raise ModelError(f"{self.model}: {_rejected(error)}", retryable=False) from error
             except openai.LengthFinishReasonError as error:
                 raise ModelError(
                     f"{self.model}: answer cut off by the output token limit", retryable=True
@@ -175,6 +172,19 @@ def _first_error(error: pydantic.ValidationError) -> str:
     first = error.errors()[0]
     where = ".".join(str(part) for part in first.get("loc", ())) or "answer"
     return f"{where}: {first.get('msg', '')}"
+
+
+def _rejected(error: openai.APIStatusError) -> str:
+    """A refused request as a person reads it: "401 Unauthorized from the model server: <its message>" and what to check."""
+    from http import HTTPStatus
+
+    try:
+        phrase = HTTPStatus(error.status_code).phrase
+    except ValueError:
+        phrase = "error"
+    body = error.body.get("message") if isinstance(error.body, dict) else None
+    hint = " (check the API key: OPENAI_API_KEY, or MNEMOLOG_EXTRACT_API_KEY / MNEMOLOG_CONSOLIDATE_API_KEY)" if error.status_code in (401, 403) else ""
+    return f"{error.status_code} {phrase} from the model server: {body or error.message}{hint}"
 
 
 def _describe(error: openai.APIError) -> str:

@@ -100,8 +100,9 @@ def check_plan(
 def droppable_edits(plan: ConsolidationPlan, handles: Mapping[str, ItemRow]) -> tuple[ConsolidationPlan, list[Override]]:
     """Edits code drops one by one while the rest of the plan still applies.
 
-    An edit whose target handle names no current item, or a second edit of an
-    item the plan already edits, cannot be applied, but says nothing against
+    An edit whose target handle names no current item, a retire or invalidate
+    of an item a person pinned, or a second edit of an item the plan already
+    edits, cannot be applied, but says nothing against
     the plan's other edits (unlike evidence or scope violations, which reject
     the whole plan).
     """
@@ -113,6 +114,9 @@ def droppable_edits(plan: ConsolidationPlan, handles: Mapping[str, ItemRow]) -> 
             target = handles.get(edit.target or "")
             if target is None:
                 dropped.append(Override(action="rejected", reason=f"unknown item handle {edit.target!r}", edit=describe_edit(edit, index)))
+                continue
+            if edit.op in ("retire", "invalidate") and target.pinned:
+                dropped.append(Override(action="rejected", reason=f"{edit.target} is pinned by the user: kept (unpin it to let it go)", edit=describe_edit(edit, index), item_id=target.item_id))
                 continue
             if edit.target in edited:
                 dropped.append(Override(action="rejected", reason=f"{edit.target} is already edited by this plan", edit=describe_edit(edit, index), item_id=target.item_id))

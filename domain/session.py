@@ -262,15 +262,21 @@ class Session(EventSourced):
             done.add(self.extraction.content_hash)
         return self.content_hash in done
 
-    def claim_extraction(self, worker: str, now: datetime, lease: timedelta, max_attempts: int) -> None:
-        """Take this version for phase 1, or raise ``ClaimRefused``."""
+    def claim_extraction(
+        self, worker: str, now: datetime, lease: timedelta, max_attempts: int, retry_failed: bool = False
+    ) -> None:
+        """Take this version for phase 1, or raise ``ClaimRefused``.
+
+        ``retry_failed``: a person asked to try again (e.g. after fixing an API
+        key), so earlier failures and their backoff do not refuse the claim.
+        """
         if self.deleted or self.mode != SessionMode.ENABLED:
             raise ClaimRefused(f"session is {'deleted' if self.deleted else self.mode.value}")
         if self.is_extracted_current():
             raise ClaimRefused("this version is already extracted")
         if self.claim is not None and self.claim[1] == self.content_hash and self.claim[2] > now:
             raise ClaimRefused(f"claimed by {self.claim[0]} until {self.claim[2].isoformat()}")
-        if self.failed_hash == self.content_hash:
+        if self.failed_hash == self.content_hash and not retry_failed:
             if self.attempts >= max_attempts or self.retry_after is None:
                 raise ClaimRefused("gave up after repeated failures")
             if self.retry_after > now:

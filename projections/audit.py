@@ -91,6 +91,10 @@ def audit_run(app: MnemologApp, run_id: UUID, matcher: TombstoneMatcher) -> dict
             after = {"title": e.title, "text": e.text, "keywords": list(e.keywords), "scope": scope,
                      "kind": e.kind if isinstance(e, MemoryItem.Added) else (before or {}).get("kind")}
             items[e.originator_id] = after
+        elif isinstance(e, (MemoryItem.Edited, MemoryItem.ScopeChanged)) and before is not None:
+            # A person's edit between runs: later revisions are diffed against it.
+            changes = {"title": e.title, "text": e.text} if isinstance(e, MemoryItem.Edited) else {"scope": e.scope}
+            after = items[e.originator_id] = {**before, **changes}
         else:
             after = before or {}
         if getattr(e, "consolidation_id", None) != run_id:

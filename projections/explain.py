@@ -98,6 +98,22 @@ def explain_item(app: MnemologApp, item_id: UUID, matcher: TombstoneMatcher) -> 
             entry.update(action="invalidated", valid_to=_iso(e.valid_to))
         elif isinstance(e, MemoryItem.Reviewed):
             entry.update(action="reviewed", verdict=e.verdict.value, reviewer=e.reviewer, note=scrub(e.note))
+        elif isinstance(e, MemoryItem.Edited):
+            after = {"title": scrub(e.title), "text": scrub(e.text), "keywords": scrub.many(state.get("keywords") or [])}
+            entry.update(
+                action="edited",
+                editor=e.editor,
+                before=None if before is None else {
+                    "title": scrub(before["title"]), "text": scrub(before["text"]), "keywords": scrub.many(before["keywords"] or [])
+                },
+                after=after,
+            )
+            state.update(title=e.title, text=e.text)
+            versions.append({"version": e.originator_version, "at": entry["at"], **after})
+        elif isinstance(e, (MemoryItem.Pinned, MemoryItem.Unpinned)):
+            entry.update(action="pinned" if isinstance(e, MemoryItem.Pinned) else "unpinned", editor=e.pinner)
+        elif isinstance(e, MemoryItem.ScopeChanged):
+            entry.update(action="scope changed", editor=e.editor, scope=e.scope, previous=e.previous)
         else:  # pragma: no cover - future event types
             entry.update(action=type(e).__name__.lower())
         timeline.append({"kind": "item", **entry})
@@ -162,14 +178,17 @@ def explain_item(app: MnemologApp, item_id: UUID, matcher: TombstoneMatcher) -> 
             status = "invalidated"
     valid_to = next((e.valid_to for e in reversed(own) if isinstance(e, MemoryItem.Invalidated)), None)
     trust = next((e.verdict.value for e in reversed(own) if isinstance(e, MemoryItem.Reviewed)), added.trust.value)
+    scope = next((e.scope for e in reversed(own) if isinstance(e, MemoryItem.ScopeChanged)), added.scope)
+    pinned = next((isinstance(e, MemoryItem.Pinned) for e in reversed(own) if isinstance(e, (MemoryItem.Pinned, MemoryItem.Unpinned))), False)
     return {
         "item": str(item_id),
         "kind": added.kind,
-        "scope": added.scope,
+        "scope": scope,
         "task_group": scrub(added.task_group),
         "now": {
             "status": status,
             "trust": trust,
+            "pinned": pinned,
             "title": scrub(state.get("title")),
             "text": scrub(state.get("text")),
             "keywords": scrub.many(state.get("keywords") or []),

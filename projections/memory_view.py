@@ -200,6 +200,7 @@ def _item(sql: Sql, e: Any) -> None:
                 "updated_at": at,
                 "consolidation_id": str(e.consolidation_id) if e.consolidation_id else None,
                 "revision": 1,
+                "pinned": 0,
             },
         )
         _set_evidence(sql, iid, e.evidence)
@@ -231,6 +232,16 @@ def _item(sql: Sql, e: Any) -> None:
         sql.run(f"DELETE FROM {table('search')} WHERE item_id = ?", [iid])
     elif isinstance(e, MemoryItem.Reviewed):
         values["trust"] = e.verdict.value
+    elif isinstance(e, MemoryItem.Edited):
+        values.update(title=e.title, text=e.text)
+        if row["status"] == ItemStatus.ACTIVE.value:
+            _search_put(sql, iid, row["scope"], row["kind"], e.title, e.text, tuple(json.loads(row["keywords"] or "[]")))
+    elif isinstance(e, (MemoryItem.Pinned, MemoryItem.Unpinned)):
+        values["pinned"] = int(isinstance(e, MemoryItem.Pinned))
+    elif isinstance(e, MemoryItem.ScopeChanged):
+        values["scope"] = e.scope
+        if row["status"] == ItemStatus.ACTIVE.value:
+            _search_put(sql, iid, e.scope, row["kind"], row["title"] or "", row["text"] or "", tuple(json.loads(row["keywords"] or "[]")))
     _update(sql, "items", iid, values)
 
 

@@ -94,23 +94,30 @@ def extract(
     limit: int | None = None,
     workers: int = 1,
     progress: Progress = no_progress,
+    retry_failed: bool = False,
 ) -> ExtractReport:
     """Run phase 1 over the sessions that need it (at most ``limit``), with ``workers`` threads.
 
     Sessions that were not eligible are assessed again first (time passes: a
     session becomes idle). Never raises for a model failure: it is recorded.
+    ``retry_failed`` takes only the sessions whose extraction failed (given up
+    on, or waiting for a retry), now, whatever their earlier attempts.
     """
     now = uow.clock()
-    for session_id in uow.reads().sessions_to_reassess():
-        reassess(uow.app, session_id, now, policy)
-    pending = uow.reads().sessions_to_extract(uow.clock(), limit)
+    if retry_failed:
+        pending = failed_sessions(uow)[:limit] if limit is not None else failed_sessions(uow)
+    else:
+        for session_id in uow.reads().sessions_to_reassess():
+            reassess(uow.app, session_id, now, policy)
+        pending = uow.reads().sessions_to_extract(uow.clock(), limit)
     matcher = uow.matcher()
     report = ExtractReport()
     lock = threading.Lock()
 
     def one(session_id: UUID) -> None:
         result = extract_session(
-            uow.app, session_id, extractor, redactor, matcher, worker=worker_name(), now=uow.clock, claims=claims
+            uow.app, session_id, extractor, redactor, matcher, worker=worker_name(), now=uow.clock, claims=claims,
+            retry_failed=retry_failed,
         )
         with lock:
             report.results.append(result)
@@ -124,6 +131,15 @@ def extract(
         with ThreadPoolExecutor(max_workers=workers) as pool:
             list(pool.map(one, pending))
     return report
+
+
+def failed_sessions(uow: UnitOfWork) -> list[UUID]:
+    """Sessions whose extraction of their current content failed (given up on or waiting to retry), newest first."""
+    return [
+        s.session_id
+        for s in uow.reads().session_states()
+        if s.extraction_status in ("failed", "retrying") and s.mode == "enabled" and not s.pruned
+    ]
 
 
 def reassess(app: MnemologApp, session_id: UUID, now: datetime, policy: EligibilityPolicy) -> bool:
@@ -151,13 +167,14 @@ def extract_session(
     worker: str,
     now: Callable[[], datetime],
     claims: ClaimPolicy = ClaimPolicy(),
+    retry_failed: bool = False,
 ) -> ExtractResult:
-    """Claim, extract and record one session; never raises for a model failure."""
+    """Claim, extract and record one session; never raises for a model failure (``retry_failed``: despite earlier ones)."""
     session: Session | None = app.find(session_id)
     if session is None:
         return ExtractResult(session_id, ExtractOutcome.SKIPPED, "unknown session")
     try:
-        session.claim_extraction(worker, now(), claims.lease, claims.max_attempts)
+        session.claim_extraction(worker, now(), claims.lease, claims.max_attempts, retry_failed)
         app.save_all(session)
     except ClaimRefused as refused:
         return ExtractResult(session_id, ExtractOutcome.SKIPPED, str(refused))

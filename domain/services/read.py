@@ -88,6 +88,7 @@ def item_dict(item: ItemRow) -> dict[str, Any]:
         "revision": item.revision,
         "use_count": item.use_count,
         "last_used": _iso(item.last_used),
+        "pinned": item.pinned,
     }
 
 
@@ -110,6 +111,8 @@ def _context_line(item: ItemRow, label: str) -> str:
     title, text = one_line(item.title), _short(item.text, ITEM_MAX_WORDS)
     body = f"{title}: {text}" if title and text and not text.startswith(title) else (text or title)
     notes = ["global" if item.scope == GLOBAL_SCOPE else label]
+    if item.pinned:
+        notes.append("pinned")
     if item.trust != "proposed":
         notes.append(item.trust)
     if item.use_count:
@@ -131,7 +134,7 @@ def context(
 ) -> Context:
     """The read-path ``instructions``, the user profile and the memory of ``project`` within ``budget`` tokens.
 
-    Items come as ``reads.context_items`` ranks them (accepted, proposed, then
+    Items come as ``reads.context_items`` ranks them (pinned first; accepted, proposed, then
     doubted; the most used first, then the most recently updated; rejected
     ones never). Lines that do not fit are left out and counted in ``more``;
     the text, counted with ``tokenizer``, never exceeds the budget.

@@ -78,7 +78,7 @@ def test_explain_tells_an_items_story_in_order(store_factory, tmp_path: Path) ->
     assert history[1]["evidence"] == sorted([str(S1), str(S2)])
     assert history[3]["valid_to"] == ended.isoformat() and history[3]["by"] == "model" and history[3]["reason"] == "invalidate because"
     assert [v["text"] for v in story["versions"]] == [V1, V2, V3]
-    assert story["now"] == {"status": "invalidated", "trust": "proposed", "title": "Testing", "text": V3,
+    assert story["now"] == {"status": "invalidated", "trust": "proposed", "pinned": False, "title": "Testing", "text": V3,
                             "keywords": ["make"], "valid_to": ended.isoformat(), "version": 4}
     assert story["citations"]["count"] == 1 and story["citations"]["last"] == cited_at.isoformat()
     kinds = [t["action"] for t in story["timeline"]]

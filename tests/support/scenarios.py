@@ -121,6 +121,10 @@ def every_event(app: MnemologApp) -> dict[str, UUID]:
         reason="more detail",
     )
     item.review(Trust.ACCEPTED, "dev")
+    item.edit("Run `make test` before pushing (the retry suite included).", "retry test", "dev", "clearer")  # Edited
+    item.pin("dev")  # Pinned
+    item.pin("dev", pinned=False)  # Unpinned
+    item.pin("dev")
     old = MemoryItem(
         kind="preference",
         scope="global",
@@ -146,6 +150,7 @@ def every_event(app: MnemologApp) -> dict[str, UUID]:
         consolidation_id=run.id,
         reason="",
     )
+    gone.change_scope("global", "dev", "true everywhere")  # ScopeChanged
     gone.retire("all evidence is gone", run.id, by=EditedBy.CODE)
     note = Note(text="Prefer uv over pip, not poetry", intent="remember", scope="global", source="cli", written_at=now)
     note.scrub(_matcher_for("not poetry"))  # Note.Scrubbed
