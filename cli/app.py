@@ -56,6 +56,7 @@ COMMANDS: dict[str, Entry] = {
     "notes": Entry("read_commands", "The notes left with `note` (and MCP, and notes files): id, intent, scope, state, source and text."),
     "mcp": Entry("read_commands", "Serve the read path as MCP tools over stdio (project from the client's roots, else --cwd)."),
     "review": Entry("review_commands", "Accept, reject or doubt a memory item (a Reviewed event; explain shows it)."),
+    "serve": Entry("serve_commands", "Serve a local web page to see and steer memory (127.0.0.1 only, unless given a token)."),
 }
 
 _SETTINGS: dict[str, Any] = {"add_completion": False, "pretty_exceptions_enable": False, "rich_markup_mode": None}
