@@ -41,6 +41,13 @@ def label(scope: str | None) -> str:
     return "user-wide" if scope == "global" else (scope or "")
 
 
+def name(scope: str | None) -> str:
+    """A scope's short name: ``user-wide``, else the last part of its key (``git:host/owner/repo`` -> ``repo``)."""
+    if scope == "global":
+        return "user-wide"
+    return (scope or "").rstrip("/").rsplit("/", 1)[-1] or (scope or "")
+
+
 def _when(value: Any) -> str:
     """An ISO time (or datetime) to the minute, in UTC, as the page shows it."""
     if value is None or value == "":
@@ -50,7 +57,7 @@ def _when(value: Any) -> str:
 
 
 environment = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html"]), trim_blocks=True, lstrip_blocks=True)
-environment.filters.update(short=short, label=label, when=_when)
+environment.filters.update(short=short, label=label, name=name, when=_when)
 environment.globals.update(word_diff=word_diff, nav=NAV, csrf_field=CSRF_FIELD)
 
 

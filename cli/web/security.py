@@ -25,6 +25,14 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 MIN_TOKEN = 16
+# No script runs on the page, no other site may frame it or receive a form, nothing is cached
+# (pages show memory; a forget preview holds the value) and no address leaks as a referrer.
+HEADERS = (
+    (b"content-security-policy", b"default-src 'self'; img-src 'self' data:; script-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"cache-control", b"no-store"),
+)
 TOKEN_COOKIE = "mnemolog_token"
 CSRF_FIELD = "csrf_token"
 LOOPBACK_NAMES = ("localhost", "localhost.")
@@ -136,10 +144,16 @@ class AccessGuard:
         self.app = app
         self.access = access
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, outer_send: Send) -> None:
         if scope["type"] != "http":
-            await self.app(scope, receive, send)
+            await self.app(scope, receive, outer_send)
             return
+
+        async def send(message: MutableMapping[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), *HEADERS]
+            await outer_send(message)
+
         headers = _headers(scope)
         if not self.access.host_allowed(headers.get("host", "")):
             await _plain(send, 400, "this page answers only to localhost / 127.0.0.1 (the Host header names another host)")
