@@ -31,7 +31,7 @@ class Entry(NamedTuple):
 # In the order --help lists them. A new command goes here and in its module's register().
 COMMANDS: dict[str, Entry] = {
     "doctor": Entry("store_commands", "Which store is in use, where, how many events it holds, and whether projections are caught up."),
-    "status": Entry("store_commands", "Same as doctor."),
+    "status": Entry("store_commands", "Coverage and health: sessions seen, eligible, waiting (until when), extracted, with nothing, failed (and why), per agent and project."),
     "config": Entry("store_commands", "The effective configuration and where each value came from (secrets masked)."),
     "rebuild": Entry("store_commands", "Drop every projection and replay the whole log."),
     "follow": Entry("store_commands", "Keep the projections up to date while other processes write (LISTEN/NOTIFY on PostgreSQL, polling on SQLite)."),
@@ -54,8 +54,12 @@ COMMANDS: dict[str, Entry] = {
     "cite": Entry("read_commands", "Record that an agent used memory: Codex citation blocks and [item:<id>] markers in its output."),
     "note": Entry("read_commands", "Leave a note the next consolidation applies (append-only); --forget places a tombstone now; --withdraw takes a note back."),
     "notes": Entry("read_commands", "The notes left with `note` (and MCP, and notes files): id, intent, scope, state, source and text."),
+    "list": Entry("list_commands", "List items, sessions, notes, tombstones or consolidation runs, with filters and short ids."),
     "mcp": Entry("read_commands", "Serve the read path as MCP tools over stdio (project from the client's roots, else --cwd)."),
     "review": Entry("review_commands", "Accept, reject or doubt a memory item (a Reviewed event; explain shows it)."),
+    "edit": Entry("edit_commands", "Rewrite a memory item's text (an Edited event; secrets are redacted, forgotten values refused)."),
+    "pin": Entry("edit_commands", "Pin a memory item: it comes first in context and the folder, and no consolidation retires it (--off unpins)."),
+    "scope": Entry("edit_commands", "Change a memory item's scope: user-wide (--user) or one project (--project P); a ScopeChanged event."),
     "serve": Entry("serve_commands", "Serve a local web page to see and steer memory (127.0.0.1 only, unless given a token)."),
 }
 

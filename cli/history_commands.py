@@ -7,6 +7,7 @@ from typing import Any
 from uuid import UUID
 
 import typer
+from mnemolog.cli import options
 from mnemolog.cli.context import store
 from mnemolog.cli.options import parse_since, parse_time
 from mnemolog.cli.output import Exit, UserError, console, emit_json
@@ -19,6 +20,21 @@ def _as_uuid(text: str) -> UUID | None:
         return UUID(text.strip())
     except ValueError:
         return None
+
+
+def _item_prefix(s: Any, target: str) -> UUID | None:
+    """The item a short id names (``abcd1234``, ``[item:abcd1234]``); None when ``target`` is words, not an id."""
+    from mnemolog.domain.ids import UnknownId, normalised
+
+    text = normalised(target)
+    if len(text) < 4 or any(c not in "0123456789abcdef-" for c in text):
+        return None
+    try:
+        return options.resolve_id(s.reads(), "items", target) if text else None
+    except UserError as error:
+        if isinstance(error.__cause__, UnknownId):
+            return None  # hex-looking words: search the texts
+        raise
 
 
 def _print_story(story: dict[str, Any]) -> None:
@@ -40,6 +56,10 @@ def _print_story(story: dict[str, Any]) -> None:
             line += f" in run {entry['consolidation']}" if entry.get("consolidation") else ""
             if entry.get("reason"):
                 line += f": {entry['reason']}"
+            if entry.get("scope"):
+                line += f" {entry['previous']} -> {entry['scope']}"
+            if entry.get("editor"):
+                line += f" ({entry['editor']})"
         elif entry.get("tombstone"):
             line += f" {entry['tombstone']}"
         console.print(line, highlight=False, markup=False)
@@ -52,7 +72,7 @@ def _print_story(story: dict[str, Any]) -> None:
 
 
 def explain(
-    target: str = typer.Argument(..., help="An item id, or words from its current or past text."),
+    target: str = typer.Argument(..., help="An item id (or a unique prefix, or [item:<id>]), or words from its current or past text."),
     json_out: bool = JSON,
 ) -> None:
     """The story of one memory, read only from the log."""
@@ -60,7 +80,7 @@ def explain(
 
     with store() as s:
         matcher = s.matcher()
-        item_id = _as_uuid(target)
+        item_id = _as_uuid(target) or _item_prefix(s, target)
         candidates: list[dict[str, Any]] = []
         if item_id is None:
             candidates = explains.find_items(s.app, target)
@@ -105,7 +125,7 @@ def _print_audit(report: dict[str, Any]) -> None:
 
 
 def audit(
-    run: str | None = typer.Argument(None, help="A consolidation id (default: the latest run)."),
+    run: str | None = typer.Argument(None, help="A consolidation id or a unique prefix (default: the latest run)."),
     since: str | None = typer.Option(None, "--since", help="List the runs since DATE or DURATION instead."),
     json_out: bool = JSON,
 ) -> None:
@@ -125,7 +145,7 @@ def audit(
                 table.add_row(r["consolidation"], r["started_at"], r["status"], r["model"], *(str(c.get(k, "")) for k in ("added", "revised", "retired", "invalidated")))
             console.print(table)
             return
-        run_id = _as_uuid(run) if run else audits.latest_run(s.app)
+        run_id = options.resolve_id(s.reads(), "runs", run) if run else audits.latest_run(s.app)
         if run_id is None:
             raise UserError(f"no consolidation {run}" if run else "no consolidation has run yet", Exit.NOT_FOUND)
         report = audits.audit_run(s.app, run_id, s.matcher())

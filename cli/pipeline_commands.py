@@ -81,7 +81,10 @@ def ingest(
         raise typer.Exit(int(Exit.PARTIAL))
 
 
-def _extract(s: Store, model: str | None, limit: int | None, workers: int | None, quiet: bool, since: str | None = None, all_: bool = False) -> tuple[extract_service.ExtractReport, str]:
+def _extract(
+    s: Store, model: str | None, limit: int | None, workers: int | None, quiet: bool, since: str | None = None, all_: bool = False,
+    retry_failed: bool = False,
+) -> tuple[extract_service.ExtractReport, str]:
     from mnemolog.adapters import bootstrap
     from mnemolog.adapters.models import make_extractor
     from mnemolog.adapters.settings import claim_policy, eligibility_policy
@@ -99,8 +102,30 @@ def _extract(s: Store, model: str | None, limit: int | None, workers: int | None
             limit=limit,
             workers=workers or s.settings.extract_workers,
             progress=bar,
+            retry_failed=retry_failed,
         )
     return report, str(getattr(extractor, "model", None) or extractor.name)
+
+
+def _print_failures(data: dict[str, Any]) -> None:
+    """Why sessions failed, once per distinct reason, and what to do about it."""
+    reasons: dict[str, int] = {}
+    for failure in data["failures"]:
+        reasons[failure["error"]] = reasons.get(failure["error"], 0) + 1
+    for reason, count in reasons.items():
+        errors.print(f"[yellow]warning:[/yellow] {count} session(s) failed: {escape_markup(reason)}", highlight=False)
+    if data["gave_up"]:
+        errors.print(
+            "  fix the cause (e.g. the API key), then run `mnemolog extract --retry-failed`; `mnemolog status` shows every count",
+            highlight=False,
+        )
+
+
+def escape_markup(text: str) -> str:
+    """Text printed as is (rich would read ``[...]`` as markup)."""
+    from rich.markup import escape
+
+    return escape(text)
 
 
 def extract(
@@ -109,21 +134,27 @@ def extract(
     model: str | None = MODEL,
     since: str | None = SINCE,
     all_: bool = ALL,
+    retry_failed: bool = typer.Option(
+        False, "--retry-failed", help="Try again, now, the sessions whose extraction failed (e.g. after fixing the API key)."
+    ),
     json_out: bool = JSON,
 ) -> None:
     """Phase 1: extract what is worth remembering from each eligible session."""
     with store() as s:
-        report, name = _extract(s, model, limit, workers, json_out, since, all_)
+        report, name = _extract(s, model, limit, workers, json_out, since, all_, retry_failed)
     data = report.as_dict()
     if json_out:
         emit_json({**data, "model": name})
     else:
+        retried = "retried failed sessions: " if retry_failed else ""
         console.print(
-            f"extract ({name}): {data['extracted']} extracted, {data['nothing']} with nothing to keep, "
+            f"extract ({name}): {retried}{data['extracted']} extracted, {data['nothing']} with nothing to keep, "
             f"{data['failed']} failed (will retry), {data['gave_up']} failed for good, {data['skipped']} skipped"
         )
         for failure in data["failures"]:
-            errors.print(f"[yellow]warning:[/yellow] session {failure['session']}: {failure['error']}", highlight=False)
+            errors.print(f"[yellow]warning:[/yellow] session {failure['session']}: {escape_markup(failure['error'])}", highlight=False)
+        if data["gave_up"]:
+            errors.print("  fix the cause (e.g. the API key), then run `mnemolog extract --retry-failed`", highlight=False)
     if data["failed"] or data["gave_up"]:
         raise typer.Exit(int(Exit.PARTIAL))
 
@@ -184,6 +215,22 @@ def _print_consolidation(result: ConsolidationReport, name: str) -> None:
     )
     for o in result.overrides:
         console.print(f"  code {o.action} item {o.item_id}: {o.reason}", highlight=False)
+
+
+def _print_retention(result: ConsolidationReport, days: float, widened: bool) -> None:
+    """A run never retires memory silently: which items left, why, and how to keep them."""
+    if result.status != "completed" or not result.retired_items:
+        return
+    shown = ", ".join(str(i)[:8] for i in result.retired_items[:10]) + (" …" if len(result.retired_items) > 10 else "")
+    why = (
+        f"; {result.diff_removed} session(s) left the selection (the {days:g}-day retention window)" if result.diff_removed and not widened else ""
+    )
+    console.print(f"[yellow]retired {len(result.retired_items)} item(s)[/yellow]: {shown}{why}", highlight=False)
+    console.print(
+        "  they stay in the log (`mnemolog explain ID`); to keep items, pin them (`mnemolog pin ID`), "
+        "or widen the window (`run --all`, `--since DATE`, or MNEMOLOG_RETENTION_DAYS)",
+        highlight=False,
+    )
 
 
 def _project(cwd: Path | None, project: str | None) -> str | None:
@@ -253,7 +300,9 @@ def run(
         _print_ingest(ingest_report)
         data = extract_report.as_dict()
         console.print(f"extract ({extract_name}): {data['extracted']} extracted, {data['nothing']} with nothing to keep, {data['failed'] + data['gave_up']} failed")
+        _print_failures(data)
         _print_consolidation(result, consolidate_name)
+        _print_retention(result, s.settings.retention_days, all_ or since is not None)
         if files:
             console.print(f"memory folder: {target} ({len(files)} files)")
             console.print(f"  summary: {os.path.join(target, 'memory_summary.md')}")

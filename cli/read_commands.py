@@ -13,29 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from mnemolog.cli import options
 from mnemolog.cli.context import store
 from mnemolog.cli.output import Exit, UserError, console, emit_json, errors
 
 JSON = typer.Option(False, "--json", help="Print JSON.")
-CWD = typer.Option(None, "--cwd", help="The working folder whose project is read (default: the current folder).")
-PROJECT = typer.Option(
-    None, "--project", help="A project scope key instead of --cwd (git:host/owner/repo or path:/dir, as doctor and search print)."
-)
-
-
-def _scope(cwd: Path | None, project: str | None = None) -> str:
-    from mnemolog.adapters.scope import scope_for_cwd
-    from rich.markup import escape
-
-    if project is not None:
-        if cwd is not None:
-            raise UserError("--cwd and --project exclude each other", Exit.USAGE)
-        if not project.startswith(("git:", "path:")):
-            raise UserError(f"not a project scope key: {escape(project)} (expected git:host/owner/repo or path:/dir)", Exit.USAGE)
-        return project
-    if cwd is not None and not cwd.expanduser().is_dir():
-        raise UserError(f"not a folder: {escape(str(cwd))}", Exit.USAGE)
-    return scope_for_cwd(cwd)
+CWD = options.CWD
+PROJECT = options.PROJECT
+_scope = options.project_of
 
 
 def _stdin_text() -> str:
@@ -126,7 +111,8 @@ def show(
 
     project = _scope(cwd, project_key)
     with store() as s:
-        found = read.show(s.reads(), s.matcher(), item, project)
+        item_id = options.resolve_id(s.reads(), "items", item, project)
+        found = read.show(s.reads(), s.matcher(), str(item_id), project)
     if found is None:
         raise UserError(f"no item {escape(item)} in {project} (or global)", Exit.NOT_FOUND)
     data = found.as_dict()
@@ -160,13 +146,18 @@ def cite(
     session: Path | None = typer.Option(None, "--session", help="A recorded session file (Codex rollout or Claude Code transcript)."),
     hook: bool = typer.Option(False, "--hook", help="Read a Claude Code hook's JSON on stdin and cite its transcript."),
     citing_session: str | None = typer.Option(None, "--citing-session", help="Id of the session that cites (kept with the citation)."),
+    cwd: Path | None = CWD,
+    project_key: str | None = PROJECT,
     json_out: bool = JSON,
 ) -> None:
     """Record that an agent used memory: Codex citation blocks and [item:<id>] markers in its output."""
     from mnemolog.adapters.folder_reader import disk_folder_reader
+    from mnemolog.adapters.scope import project_scope
     from mnemolog.adapters.session_files import SessionReadError, read_session
     from mnemolog.domain.services import cite as citing
 
+    # Items of another project than the citing one are not recorded (as `show` does not show them).
+    project = _scope(cwd, project_key) if (cwd is not None or project_key is not None or (session is None and not hook)) else None
     with store() as s:
         uow = s
         folder = disk_folder_reader(s.settings.folder) if s.settings.folder.is_dir() else None
@@ -180,7 +171,9 @@ def cite(
                 transcript = read_session(session)
             except SessionReadError as error:
                 raise UserError(str(error)) from error
-            report = citing.cite_session_file(uow, transcript, folder)
+            meta = transcript.meta
+            session_project = project or project_scope(meta.git_remote, meta.cwd)
+            report = citing.cite_session_file(uow, transcript, folder, session_project)
         else:
             if file is not None:
                 try:
@@ -189,7 +182,7 @@ def cite(
                     raise UserError(f"cannot read {file}: {error}") from error
             else:
                 text = _stdin_text()
-            report = citing.record_citation(uow, text, "cli", citing_session=citing_session, read_file=folder)
+            report = citing.record_citation(uow, text, "cli", citing_session=citing_session, read_file=folder, project=project)
     if json_out:
         emit_json(report.as_dict())
     elif report.citations:
@@ -200,8 +193,9 @@ def cite(
         )
     else:
         console.print("no new citation found (nothing recorded)")
+    where = f" in {project} (or global)" if project else ""
     for unknown in report.unknown_items:
-        errors.print(f"[yellow]warning:[/yellow] no item {unknown}: not recorded", highlight=False)
+        errors.print(f"[yellow]warning:[/yellow] no item {unknown}{where}: not recorded", highlight=False)
 
 
 def note(

@@ -1,4 +1,4 @@
-"""Commands about the store itself: doctor, config, rebuild."""
+"""Commands about the store itself: doctor, status, config, rebuild, follow."""
 
 from __future__ import annotations
 
@@ -37,6 +37,56 @@ def doctor(json_out: bool = JSON) -> None:
         f"memory     {counts.sessions} sessions, {counts.active_items} active items of {counts.items}, "
         f"{counts.consolidations} consolidations, {counts.tombstones} tombstones, {counts.notes} notes"
     )
+
+
+def status(
+    project: str | None = typer.Option(None, "--project", help="Only this project (a scope key, as list and doctor print)."),
+    json_out: bool = JSON,
+) -> None:
+    """Coverage and health: sessions seen, eligible, waiting (until when), extracted, with nothing, failed (and why), per agent and project."""
+    from mnemolog.adapters.settings import eligibility_policy
+    from mnemolog.domain.services.status import coverage_report
+    from rich.table import Table
+
+    with store() as s:
+        report = coverage_report(s, eligibility_policy(s.settings, None, False), project)
+        events = s.app.max_notification_id()
+        position = s.view.position(s.app.name)
+    data = {**report.as_dict(), "store": {"backend": s.backend, "events": events, "caught_up": position >= events}}
+    if json_out:
+        emit_json(data)
+        return
+    if not report.groups:
+        console.print("no sessions recorded yet: run `mnemolog run` (or `ingest`) to read your agents' sessions")
+        return
+    grid = Table("agent", "project", "seen", "eligible", "waiting", "extracted", "nothing", "failed", "ineligible", "excluded", box=None)
+    for g in (*report.groups, report.total):
+        waiting = str(g.waiting)
+        if g.waiting and g.waiting_until is not None:
+            waiting += f" (until {g.waiting_until.isoformat()[:16].replace('T', ' ')})"
+        elif g.ready:
+            waiting += " (ready)"
+        failed = f"[red]{g.failed}[/red]" if g.failed else "0"
+        grid.add_row(
+            g.agent, g.project, str(g.seen), str(g.eligible), waiting, str(g.extracted), str(g.nothing), failed,
+            str(g.ineligible), str(g.excluded),
+        )
+    console.print(grid)
+    for g in report.groups:
+        if g.last_error:
+            console.print(f"[yellow]last error[/yellow] {g.agent} {g.project}: {escape_markup(g.last_error)}", highlight=False)
+    if report.total.failed:
+        console.print(
+            f"{report.total.failed} session(s) failed: fix the cause (e.g. the API key), then `mnemolog extract --retry-failed`",
+            highlight=False,
+        )
+
+
+def escape_markup(text: str) -> str:
+    """Text printed as is (rich would read ``[...]`` as markup)."""
+    from rich.markup import escape
+
+    return escape(text)
 
 
 def config(json_out: bool = JSON) -> None:
@@ -79,7 +129,7 @@ def follow(
 def register(app: typer.Typer) -> None:
     """Add these commands to the app."""
     app.command()(doctor)
-    app.command("status", help="Same as doctor.")(doctor)
+    app.command()(status)
     app.command()(config)
     app.command()(rebuild)
     app.command()(follow)

@@ -27,7 +27,7 @@ from mnemolog.domain.consolidation import (
     PhaseTwoLease,
     SelectedInput,
 )
-from mnemolog.domain.memory_item import EditedBy, MemoryItem
+from mnemolog.domain.memory_item import EditedBy, ItemStatus, MemoryItem
 from mnemolog.domain.note import Note
 from mnemolog.domain.plan import ConsolidationPlan
 from mnemolog.domain.plan_checks import check_plan, code_retirements, droppable_edits
@@ -87,6 +87,7 @@ class ConsolidationReport:
     diff_removed: int = 0
     notes_applied: list[UUID] = field(default_factory=list)
     notes_imported: NoteImport | None = None
+    retired_items: list[UUID] = field(default_factory=list)  # by the model or by code, this run
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form (the ``consolidate --json`` summary)."""
@@ -99,6 +100,7 @@ class ConsolidationReport:
             "overrides": [o.model_dump(mode="json") for o in self.overrides],
             "notes_applied": [str(n) for n in self.notes_applied],
             "notes_files": self.notes_imported.as_dict() if self.notes_imported is not None else None,
+            "retired_items": [str(i) for i in self.retired_items],
         }
 
 
@@ -212,6 +214,7 @@ def consolidate(
     report.status = "completed"
     report.overrides = [*dropped, *overrides]
     report.notes_applied = [n.id for n in applied_notes]
+    report.retired_items = sorted((i for i, it in edits.changed.items() if it.status is ItemStatus.RETIRED), key=str)
     for key, value in edits.counts.items():
         setattr(report, key, value)
     return report

@@ -120,7 +120,7 @@ def test_the_memory_folder_follows_forget_review_and_lift_without_a_render(tmp_p
 
     hits = run_cli("search", "CSV", "--project", "git:github.com/acme/api", "--json", env=env).json()["hits"]
     assert hits, "the clean item is still in memory"
-    rejected = run_cli("review", hits[0]["id"], "--reject", env=env)
+    rejected = run_cli("review", hits[0]["id"], "--reject", "--project", "git:github.com/acme/api", env=env)
     assert rejected.code == 0 and "memory folder" in rejected.out, rejected.out
     assert hits[0]["id"] not in folder_text()
 

@@ -119,7 +119,7 @@ def test_context_search_show_from_the_command_line(world: dict) -> None:
 def test_cite_note_and_forget_from_the_command_line(world: dict) -> None:
     cwd = str(world["project"])
     reply = f"Used the fast target. [item:{world['a']}]\n"
-    cited = run_cli("cite", "--json", env=world["env"], stdin=reply)
+    cited = run_cli("cite", "--cwd", cwd, "--json", env=world["env"], stdin=reply)
     assert cited.code == 0 and cited.json()["item_ids"] == [world["a"]] and cited.json()["citations"] == 1
 
     noted = run_cli("note", "Use", "pnpm,", "not", "npm", "--cwd", cwd, env=world["env"])
