@@ -41,21 +41,45 @@ def _parsed(form: Any, scopes: list[str]) -> tuple[str, str, str]:
     return what, target, scope
 
 
+def _summary(what: str, shown: Any) -> str:
+    """The preview's one line (ids and counts only: item texts may carry the value)."""
+    if what == "session":
+        head = f"Session {str(shown.deleted_session)[:8]} would be deleted"
+    else:
+        state = "is already in force (it would be re-armed)" if shown.already else "would be placed"
+        where = "everywhere" if shown.scope == GLOBAL else f"in {shown.scope}"
+        head = f"A tombstone {state} {where}"
+        if what == "item":
+            head = "The item would retire and its text be tombstoned; " + head[0].lower() + head[1:]
+    scrubbed = f", {len(shown.scrubbed_sessions)} session(s) and {shown.scrubbed_notes} note(s) scrubbed" if what != "session" else ""
+    return f"{head}: {len(shown.retired)} item(s) would retire{scrubbed}."
+
+
 async def preview(request: Request) -> Response:
     """POST /forget/preview: what forgetting would retire and scrub (nothing is written), and the confirm form."""
-    from mnemolog.cli.web.forget_preview import preview_forget
+    from mnemolog.domain.ids import AmbiguousId, UnknownId, resolve_id
+    from mnemolog.domain.services import forget as forgetting
+    from mnemolog.domain.services import previews
 
     form = await request.form()
 
     def run() -> Response:
         with opened(request) as s:
-            scopes = known_scopes(s.reads())
+            reads = s.reads()
             try:
-                what, target, scope = _parsed(form, scopes)
-                shown = preview_forget(s, what, target, scope)
-            except (LookupError, ValueError) as error:
-                return after_write("/forget", problem=str(error))
-        return page(request, "forget_confirm.html", title="Forget: confirm", what=what, target=target, scope=scope, preview=shown)
+                what, target, scope = _parsed(form, known_scopes(reads))
+                if what == "value":
+                    shown = previews.preview_forget_value(s, target, scope)
+                elif what == "session":
+                    shown = previews.preview_forget_session(s, resolve_id(reads, "sessions", target))
+                else:
+                    shown = previews.preview_forget_item(s, resolve_id(reads, "items", target))
+            except (forgetting.NotFound, UnknownId, AmbiguousId, ValueError) as error:
+                return after_write("/forget", problem=str(error) if str(error) else "the value has no words to match")
+        return page(
+            request, "forget_confirm.html", title="Forget: confirm", what=what, target=target, scope=scope,
+            preview=shown, summary=_summary(what, shown),
+        )
 
     response: Response = await run_in_threadpool(run)
     return response

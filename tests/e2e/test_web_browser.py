@@ -99,12 +99,19 @@ def sections(memory: str) -> list[list[str]]:
     return found
 
 
+def item_with(memory: str, words: str) -> str:
+    """The id of the item whose line in MEMORY.md holds ``words`` (each test steers its own items)."""
+    return next(ITEM_LINE.findall(line)[0] for line in memory.splitlines() if words in line and ITEM_LINE.search(line))
+
+
 def done_line(page: Any) -> str:
     return str(page.locator("p.done").inner_text())
 
 
 def test_accept_and_reject_show_at_once_on_the_page_in_context_and_in_the_folder(site: Served, page: Any) -> None:
-    crowded = next(ids for ids in sections(site.memory()) if len(ids) >= 3)
+    memory = site.memory()
+    crowded = next(ids for ids in sections(memory) if item_with(memory, "`npm run build` passed") in ids)
+    assert len(crowded) >= 3
     accept, reject = crowded[-1], crowded[0]
     page.goto(site.url + "review")
     screenshot(page, "review-queue")
@@ -126,7 +133,7 @@ def test_accept_and_reject_show_at_once_on_the_page_in_context_and_in_the_folder
 
 
 def test_an_edit_shows_on_the_item_page_with_its_before_and_after_in_context_and_in_the_folder(site: Served, page: Any) -> None:
-    target = sections(site.memory())[-1][-1]
+    target = item_with(site.memory(), "`cargo test 2>&1` passed")
     before = site.cli("explain", target, "--json").json()["now"]["text"]
     new_text = "Build with make release; the npm build script is deprecated."
     page.goto(site.url + f"items/{target[:8]}")
@@ -150,7 +157,7 @@ def test_an_edit_shows_on_the_item_page_with_its_before_and_after_in_context_and
 
 
 def test_the_item_page_shows_where_it_came_from(site: Served, page: Any) -> None:
-    target = sections(site.memory())[0][0]
+    target = item_with(site.memory(), "number_generator.py` failed")
     story = site.cli("explain", target, "--json").json()
     page.goto(site.url + f"items/{target}")
     session = page.locator("section.session").first
@@ -163,7 +170,7 @@ def test_the_item_page_shows_where_it_came_from(site: Served, page: Any) -> None
 
 def test_forget_a_value_previews_then_confirms(site: Served, page: Any) -> None:
     value = "nonexistent.txt"
-    carrier = next(ITEM_LINE.findall(line)[0] for line in site.memory().splitlines() if value in line)
+    carrier = item_with(site.memory(), value)
     page.goto(site.url + "forget")
     page.locator("#forget-value input[name=target]").fill(value)
     events = site.events()
