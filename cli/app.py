@@ -60,6 +60,7 @@ COMMANDS: dict[str, Entry] = {
     "edit": Entry("edit_commands", "Rewrite a memory item's text (an Edited event; secrets are redacted, forgotten values refused)."),
     "pin": Entry("edit_commands", "Pin a memory item: it comes first in context and the folder, and no consolidation retires it (--off unpins)."),
     "scope": Entry("edit_commands", "Change a memory item's scope: user-wide (--user) or one project (--project P); a ScopeChanged event."),
+    "serve": Entry("serve_commands", "Serve a local web page to see and steer memory (127.0.0.1 only, unless given a token)."),
 }
 
 _SETTINGS: dict[str, Any] = {"add_completion": False, "pretty_exceptions_enable": False, "rich_markup_mode": None}

@@ -68,6 +68,21 @@ elif ! have_initdb; then
     fi
 fi
 
+# --- Chromium for the page tests (tests/e2e/test_web_browser.py) -------------------
+# Debian's chromium, driven by Playwright's Python API through its executable path
+# (never `playwright install`: no browser download of its own).
+have_chromium() { command -v chromium >/dev/null || [ -x /usr/bin/chromium ]; }
+if ! have_chromium; then
+    if can_apt_install; then
+        apt_install chromium
+        have_chromium || die "installed chromium, but it is still not found"
+    elif is_ci; then
+        say "Chromium: not found and cannot install it here; the page tests will fail"
+    else
+        say "Chromium: not found; the page tests will be skipped (apt-get install chromium)"
+    fi
+fi
+
 # --- the checks --------------------------------------------------------------------
 failed=()
 
