@@ -101,9 +101,16 @@ def _replacements(kind: ItemKindName, text: str) -> list[tuple[str, str | None, 
     return found
 
 
-def _passed_command(text: str) -> str | None:
+_PASSED_LIST = re.compile(r"^Commands that passed: (.*)$", re.MULTILINE)
+
+
+def _passed_commands(text: str) -> set[str]:
+    """The commands a fact or a task record says passed."""
     match = _PASSED.match(text.strip())
-    return match.group("command") if match else None
+    found = {match.group("command")} if match else set()
+    for listed in _PASSED_LIST.findall(text):
+        found.update(re.findall(r"`([^`]+)`", listed))
+    return found
 
 _Op = Literal["add", "revise", "retire", "invalidate"]
 
@@ -251,6 +258,11 @@ def _from_item(item: ItemForModel, op: _Op, evidence: Iterable[str], reason: str
     )
 
 
+def front_title(parsed: ParsedMemory) -> str:
+    """What the session was for: the raw memory's task, else its first task title."""
+    return parsed.front_matter.get("task") or (parsed.task_titles[0] if parsed.task_titles else "")
+
+
 def _group_of(scope: str) -> str:
     """The task group of a session whose raw memory names none: its project, else "no project folder"."""
     return "no project folder" if scope in ("unknown", "") else _scope_tail(scope)
@@ -313,11 +325,15 @@ class HeuristicConsolidator:
 
         for session, candidate in sorted(tasks.items()):
             existing = by_session_task.get(session)
+            replaced = _replaced(candidate.text, candidate.scope, candidate.evidence, inputs_at, replacements)
             if existing is None:
-                if session in fresh:
+                if session in fresh and replaced is None:
                     edits.append(_edit("add", candidate))
                 continue
             matched.add(existing.handle)
+            if replaced is not None:
+                edits.append(_invalidation(existing, replaced))
+                continue
             if (
                 normalise(existing.text) != normalise(candidate.text)
                 or existing.title != candidate.title
@@ -348,7 +364,7 @@ class HeuristicConsolidator:
 
         for item in items:
             # Items no input of this run restates: a newer session may still have replaced them.
-            if item.handle in matched or item.kind == ItemKindName.TASK:
+            if item.handle in matched:
                 continue
             replaced = _replaced(item.text, item.scope, set(item.evidence), inputs_at, replacements)
             if replaced is not None:
@@ -404,7 +420,7 @@ class HeuristicConsolidator:
                         text=text,
                         task_group="" if wide else task.task_group,
                         title="",  # a bullet is its own title; only task records carry one
-                        keywords=_fact_keywords(text, task.keywords),
+                        keywords=_fact_keywords(text, task.keywords, front_title(parsed)),
                         evidence={entry.session_id},
                         scopes={scope},
                         valid_from=entry.updated_at,
@@ -414,6 +430,8 @@ class HeuristicConsolidator:
                     candidate.evidence.add(entry.session_id)
                     candidate.scopes.add(scope)
                     candidate.valid_from = _earliest(candidate.valid_from, entry.updated_at)
+                    more = _fact_keywords(text, task.keywords, front_title(parsed))
+                    candidate.keywords = tuple(dict.fromkeys([*candidate.keywords, *more]))[:16]
                     if len(candidate.scopes) > 1:
                         candidate.task_group = ""
                         candidate.reason = f"{kind.value} seen in {len(candidate.scopes)} projects"
@@ -470,15 +488,19 @@ class HeuristicConsolidator:
         return edits, corrected
 
 
-def _fact_keywords(text: str, task_keywords: tuple[str, ...]) -> tuple[str, ...]:
-    """A fact's own handles (the tools its commands name), then its session's."""
+def _fact_keywords(text: str, task_keywords: tuple[str, ...], title: str = "") -> tuple[str, ...]:
+    """A fact's own handles (the tools its commands name), then its session's, then what the session was for."""
     own: list[str] = []
     for span in re.findall(r"`([^`]+)`", text):
         words = [w for w in span.split() if re.match(r"^[A-Za-z][\w.+-]*$", w)]
         own.extend(words[:2])
     own.extend(re.findall(r"\b([A-Z][A-Za-z]+(?:Error|Exception))\b", text))
     mentioned = [k for k in task_keywords if k.lower() in text.lower()]
-    return tuple(dict.fromkeys([*own, *mentioned]))[:8]
+    purpose = [w for w in re.findall(r"[A-Za-z][\w-]{2,}", title) if w.lower() not in _STOPWORDS and w.lower() not in _VAGUE]
+    return tuple(dict.fromkeys([*own, *mentioned, *purpose]))[:12]
+
+
+_VAGUE = frozenset({"fix", "please", "can", "now", "again", "after", "get", "make", "let", "want", "need", "all"})
 
 
 def _replaced(
@@ -489,15 +511,19 @@ def _replaced(
     replacements: list[_Replacement],
     valid_from: datetime | None = None,
 ) -> _Replacement | None:
-    """The newest replacement of the command a "`X` passed" fact names, from a session newer than its evidence."""
-    command = _passed_command(text)
-    if command is None:
+    """The newest replacement of a command the text says passed, from a session newer than its evidence.
+
+    A fact says it as "`X` passed"; a task record (the heuristic's rollout
+    summary) as "Commands that passed: `X`, `Y`".
+    """
+    commands = _passed_commands(text)
+    if not commands:
         return None
     known = [inputs_at[e] for e in evidence if inputs_at.get(e) is not None]
     newest_evidence = max([*(t for t in known if t is not None), *([valid_from] if valid_from else [])], default=None)
     found: _Replacement | None = None
     for replacement in replacements:
-        if replacement.old != command or replacement.scope != scope or replacement.session_id in evidence:
+        if replacement.old not in commands or replacement.scope != scope or replacement.session_id in evidence:
             continue
         if newest_evidence is not None and (replacement.at is None or replacement.at <= newest_evidence):
             continue

@@ -73,6 +73,9 @@ USER_WIDE = re.compile(
 )
 """Wording that makes a preference the user's own, in every project."""
 
+_IMPERATIVE = re.compile(
+    r"\b(use|run|answer|reply|write|keep|avoid|commit|format|add|put|sign|name|tag|open|ask|explain)\b", re.IGNORECASE
+)
 _TAG_BLOCK = re.compile(r"<([A-Za-z_][\w-]*)(?:\s[^>]*)?>.*?</\1>", re.DOTALL)
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
 _LOG_LINE = re.compile(
@@ -132,12 +135,8 @@ def _directives(items: Sequence[TranscriptItem]) -> list[str]:
         for paragraph in _typed_paragraphs(item.text):
             for sentence in _SENTENCE_SPLIT.split(paragraph):
                 sentence = sentence.strip(" -*\t")
-                if (
-                    sentence
-                    and not sentence.endswith("?")
-                    and _PREFERENCE.search(sentence)
-                    and not _ONE_OFF.search(sentence)
-                ):
+                firm = _PREFERENCE.search(sentence) or (USER_WIDE.search(sentence) and _IMPERATIVE.search(sentence))
+                if sentence and not sentence.endswith("?") and firm and not _ONE_OFF.search(sentence):
                     found.append(_clip(sentence, _MAX_SENTENCE))
     return list(dict.fromkeys(found))[:_MAX_BULLETS]
 
@@ -166,7 +165,9 @@ _BUILD_TEST = re.compile(
     r"uv (run|sync|pip|add|lock)|pip3? install|poetry (install|run)|pdm (install|run)|"
     r"ruff|mypy|pyright|eslint|prettier|black|isort|docker compose|docker-compose|"
     r"alembic|\./manage\.py|python3? manage\.py|flask|uvicorn|mix (test|compile|deps\.get)|"
-    r"phpunit|composer (install|test)|swift (test|build)|deno (test|task)"
+    r"phpunit|composer (install|test)|swift (test|build)|deno (test|task)|"
+    r"terraform (init|plan|validate|fmt|apply)|tflint|helm (lint|template)|mkdocs (build|serve)|"
+    r"flutter (test|build)|dart test|bazel (test|build)"
     r")\b"
 )
 _SETUP = re.compile(
@@ -175,7 +176,7 @@ _SETUP = re.compile(
     r"cargo fetch|apt(-get)? install|brew install|export \w+=|source \S+|\. \S+activate|"
     r"make (setup|install|deps|bootstrap)|just (setup|install|deps|bootstrap)|docker compose up|"
     r"docker-compose up|cp \S*\.env\S* |createdb |git submodule update|mix deps\.get|composer install|"
-    r"alembic upgrade|corepack enable|nvm use|rustup )"
+    r"alembic upgrade|corepack enable|nvm use|rustup |terraform init)"
 )
 _MISSING = re.compile(
     r"No rule to make target|command not found|not found|Unknown (command|script|task)|Missing script|"
@@ -229,8 +230,12 @@ def normalise_command(command: str) -> str:
     return text.strip()
 
 
+_QUOTED = re.compile(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"")
+
+
 def _segments(command: str) -> list[str]:
-    return [part.strip() for part in re.split(r"&&|\|\||;|\|", command) if part.strip()]
+    """The simple commands of a command line (quoted text kept out of the split)."""
+    return [part.strip() for part in re.split(r"&&|\|\||;|\|", _QUOTED.sub("''", command)) if part.strip()]
 
 
 def is_trivial_command(command: str) -> bool:
@@ -482,7 +487,13 @@ def _analyse(transcript: Transcript) -> _Findings:
 
 
 _KEYWORD = re.compile(r"^[A-Za-z][\w.+-]{1,40}$")
-_NOT_KEYWORDS = frozenset({"cd", "sudo", "env", "bash", "sh", "zsh", "general", "run", "exec", "npx", "python", "python3"})
+_NOT_KEYWORDS = frozenset(
+    {
+        "cd", "sudo", "env", "bash", "sh", "zsh", "general", "run", "exec", "npx", "python", "python3", "test",
+        "tests", "init", "install", "check", "lint", "format", "build", "rm", "cp", "mv", "chmod", "git", "add",
+        "commit", "the", "and", "not", "use", "this", "that", "repo",
+    }
+)
 
 
 def _keywords(commands: Sequence[_Command], findings: _Findings) -> list[str]:
@@ -492,6 +503,8 @@ def _keywords(commands: Sequence[_Command], findings: _Findings) -> list[str]:
         if command.trivial:
             continue
         for segment in _segments(command.command)[:2]:
+            if is_trivial_command(segment):
+                continue
             parts = [w for w in segment.split() if not re.match(r"^[A-Z_][A-Z0-9_]*=", w)]
             words.extend(parts[:1])
             if len(parts) > 1 and parts[0] in {"npm", "pnpm", "yarn", "uv", "cargo", "go", "make", "just", "poetry", "python", "python3"}:
