@@ -41,6 +41,7 @@ COMMANDS: dict[str, Entry] = {
     "render": Entry("pipeline_commands", "Render the memory folder (Codex's layout) from the projections."),
     "run": Entry("pipeline_commands", "The whole pipeline: ingest, extract, consolidate, render."),
     "tokens": Entry("pipeline_commands", "Tokens phase 1 sends per session, against Codex's plain serialisation; checks nothing important is lost."),
+    "eval": Entry("eval_commands", "Run the whole pipeline on an eval corpus in a fresh temporary store and score what each project's next session gets."),
     "forget": Entry("forget_commands", "Forget for good: a value (tombstone), a session or an item. Enforced by code at every read and write."),
     "lift": Entry("forget_commands", "Undo a tombstone (as an event). Retired items stay retired."),
     "prune": Entry("forget_commands", "The retention sweep: prune stale, unselected extractions; retire items left without evidence."),

@@ -24,9 +24,20 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 _BM25 = "bm25({t}, 0.0, 0.0, 0.0, 3.0, 1.0, 2.0)"
 
 
+# Words a question is made of that say nothing about what is asked ("how do I run the tests").
+_STOPWORDS = frozenset(
+    ["a", "an", "the", "and", "or", "of", "to", "in", "on", "at", "for", "with", "by", "from", "as", "is", "are", "was", "were", "be", "it", "this", "that", "these", "those", "how", "what", "which", "where", "when", "why", "who", "do", "does", "did", "i", "we", "you", "my", "our", "me", "us", "can", "could", "should", "would", "there", "here", "about", "into"]
+)
+
+
 def query_terms(query: str) -> list[str]:
-    """The words of a user's query (lower-cased, de-duplicated, at most ``MAX_TERMS``)."""
-    return list(dict.fromkeys(w.casefold() for w in _WORD.findall(query)))[:MAX_TERMS]
+    """The words of a user's query (lower-cased, de-duplicated, at most ``MAX_TERMS``).
+
+    Function words ("the", "how", "do") are left out when the query has any other word.
+    """
+    words = list(dict.fromkeys(w.casefold() for w in _WORD.findall(query)))
+    meaningful = [w for w in words if w not in _STOPWORDS]
+    return (meaningful or words)[:MAX_TERMS]
 
 
 def _fts_expression(terms: list[str], any_term: bool) -> str:
