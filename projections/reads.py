@@ -330,6 +330,6 @@ class ViewReads:
 
         out: dict[str, list[dict[str, Any]]] = {}
         for name, order in dump_order().items():
-            cols = "item_id, scope, kind, title, text, keywords" if name == "search" else "*"
+            cols = "item_id, scope, kind, title, text, keywords, tags" if name == "search_rows" else "*"
             out[name] = self.query(f"SELECT {cols} FROM {table(name)} ORDER BY {order}")
         return out
