@@ -222,6 +222,8 @@ def _item(sql: Sql, e: Any) -> None:
                 "updated_at": at,
                 "consolidation_id": str(e.consolidation_id) if e.consolidation_id else None,
                 "revision": 1,
+                "context_rank": context_rank(e.trust.value),
+                "use_count": 0,
             },
         )
         _set_evidence(sql, iid, e.evidence)
@@ -253,6 +255,7 @@ def _item(sql: Sql, e: Any) -> None:
         _search_drop(sql, iid)
     elif isinstance(e, MemoryItem.Reviewed):
         values["trust"] = e.verdict.value
+        values["context_rank"] = context_rank(e.verdict.value)
     _update(sql, "items", iid, values)
 
 
@@ -317,12 +320,19 @@ def _bump(sql: Sql, name: str, key: str, value: str, at: str | None) -> None:
         _update(sql, name, value, {"use_count": int(row["use_count"]) + 1, "last_used": at}, key=key)
 
 
+def context_rank(trust: str) -> int:
+    """The order context lists items in: accepted, proposed, doubted (rejected ones never: 3)."""
+    return {"accepted": 0, "proposed": 1, "doubted": 2}.get(trust, 3)
+
+
 def _citation(sql: Sql, e: Citation.Recorded) -> None:
     at = iso(e.cited_at)
     for sid in sorted({str(s) for s in e.session_ids}):
         _bump(sql, "session_usage", "session_id", sid, at)
     for iid in sorted({str(i) for i in e.item_ids}):
         _bump(sql, "item_usage", "item_id", iid, at)
+        # The count also lives on the item row, so context reads items in rank order from an index.
+        sql.run(f"UPDATE {table('items')} SET use_count = COALESCE(use_count, 0) + 1 WHERE id = ?", [iid])
 
 
 def _tombstone(sql: Sql, e: Any) -> None:

@@ -86,7 +86,7 @@ def rebuild_by_copy(app: MnemologApp, view: PostgresMemoryView, batch_size: int)
                 for statement in create_statements("postgres", with_indexes=False):
                     cursor.execute(statement)
                 for name in copied_tables():
-                    _copy_table(source.cursor, cursor, table(name))
+                    _copy_table(source.cursor.sqlite_cursor, cursor, table(name))
                 for statement in index_statements("postgres"):
                     cursor.execute(statement)
                 if count:

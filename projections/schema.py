@@ -21,7 +21,8 @@ TABLES: dict[str, str] = {
     "items": """
         id TEXT PRIMARY KEY, kind TEXT, scope TEXT, task_group TEXT, title TEXT, text TEXT,
         keywords TEXT, evidence TEXT, trust TEXT, status TEXT, valid_from TEXT, valid_to TEXT,
-        created_at TEXT, updated_at TEXT, consolidation_id TEXT, revision INTEGER
+        created_at TEXT, updated_at TEXT, consolidation_id TEXT, revision INTEGER,
+        context_rank INTEGER, use_count INTEGER
     """,
     "item_evidence": "item_id TEXT, session_id TEXT, PRIMARY KEY (item_id, session_id)",
     "session_usage": "session_id TEXT PRIMARY KEY, use_count INTEGER, last_used TEXT",
@@ -51,6 +52,8 @@ INDEXES: tuple[tuple[str, str, str], ...] = (
     ("sessions_status", "sessions", "extraction_status"),
     ("items_scope_status", "items", "scope, status"),
     ("item_evidence_session", "item_evidence", "session_id"),
+    # context reads items in rank order from here and stops at its budget (no sort of every item)
+    ("items_context", "items", "scope, status, context_rank, use_count DESC, updated_at DESC, id"),
 )
 
 PREFIX = "mnemolog_view_"
