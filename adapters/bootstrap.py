@@ -196,6 +196,8 @@ def open_store(settings: Settings | None = None, clock: Clock = utc_now) -> Stor
                 "POSTGRES_PASSWORD": params["password"],
                 "POSTGRES_POOL_SIZE": "2",
                 "CREATE_TABLE": "y",
+                # A batch of events in one INSERT over four arrays (adapters/batch_postgres_recorder.py).
+                "APPLICATION_RECORDER_TOPIC": "mnemolog.adapters.batch_postgres_recorder:BatchPostgresApplicationRecorder",
             }
             # Several processes may open a new store at once; DDL must not race.
             with psycopg.connect(url, autocommit=True, connect_timeout=10) as conn:
@@ -214,6 +216,8 @@ def open_store(settings: Settings | None = None, clock: Clock = utc_now) -> Stor
             "SQLITE_DBNAME": str(events),
             "SQLITE_LOCK_TIMEOUT": "30",
             "CREATE_TABLE": "y",
+            # A batch of events in multi-row INSERT statements (adapters/batch_recorders.py).
+            "APPLICATION_RECORDER_TOPIC": "mnemolog.adapters.batch_recorders:BatchSQLiteApplicationRecorder",
         }
         app = MnemologApp(env=env)
         view = open_views(app, open_sqlite_view(str(home / "views.sqlite")))

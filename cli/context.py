@@ -17,8 +17,8 @@ if TYPE_CHECKING:
 
 
 @contextmanager
-def store() -> Iterator[Store]:
-    """The configured store, caught up with the log, closed afterwards."""
+def store(catch_up: bool = True) -> Iterator[Store]:
+    """The configured store, caught up with the log (unless ``catch_up`` is False), closed afterwards."""
     from mnemolog.adapters.bootstrap import StoreError, open_store
     from mnemolog.adapters.settings import load_settings
 
@@ -29,7 +29,8 @@ def store() -> Iterator[Store]:
     except Exception as error:  # settings that do not validate
         raise UserError(f"invalid configuration: {error}") from error
     try:
-        opened.catch_up()  # a command reads what other processes wrote before it started
+        if catch_up:  # `rebuild` replays the whole log anyway: catching up first would replay it twice
+            opened.catch_up()  # a command reads what other processes wrote before it started
         yield opened
     finally:
         opened.close()

@@ -106,7 +106,7 @@ def config(json_out: bool = JSON) -> None:
 
 def rebuild(json_out: bool = JSON) -> None:
     """Drop every projection and replay the whole log."""
-    with store() as s:
+    with store(catch_up=False) as s:
         replayed = s.rebuild()
     if json_out:
         emit_json({"replayed": replayed})

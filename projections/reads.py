@@ -117,7 +117,6 @@ def _like_escaped(text: str) -> str:
 
 
 _WITH_USAGE = f"SELECT i.*, u.use_count, u.last_used FROM {table('items')} i LEFT JOIN {table('item_usage')} u ON u.item_id = i.id"
-_TRUST_ORDER = "CASE i.trust WHEN 'accepted' THEN 0 WHEN 'proposed' THEN 1 ELSE 2 END"
 
 
 class ViewReads:
@@ -238,13 +237,31 @@ class ViewReads:
         return {r["id"] for r in self.query(f"SELECT id FROM {table('items')} WHERE id IN ({marks})", list(ids))}
 
     def context_items(self, project: str, offset: int, limit: int) -> list[ItemRow]:
-        """Current, not rejected items of ``project`` and global: accepted, proposed, doubted; most used, newest first."""
+        """Current, not rejected items of ``project`` and global: pinned; accepted, proposed, doubted; most used, newest first.
+
+        Each scope is read in rank order from the ``items_context`` index, at
+        most ``offset + limit`` rows each, and the two are merged: the work
+        grows with the page asked for, not with the store.
+        """
+        order = "pinned DESC, context_rank, use_count DESC, updated_at DESC, id"
+        each = (
+            f"SELECT * FROM (SELECT * FROM {table('items')} WHERE scope = ? AND status = 'active' AND context_rank < 3 "
+            f"ORDER BY {order} LIMIT ?) AS s{{n}}"
+        )
         rows = self.query(
-            f"{_WITH_USAGE} WHERE i.status = 'active' AND i.trust <> 'rejected' AND i.scope IN (?, ?) "
-            f"ORDER BY COALESCE(i.pinned, 0) DESC, {_TRUST_ORDER}, COALESCE(u.use_count, 0) DESC, i.updated_at DESC, i.id LIMIT ? OFFSET ?",
-            [project, GLOBAL_SCOPE, limit, offset],
+            f"SELECT i.*, u.last_used FROM ({each.format(n=1)} UNION ALL {each.format(n=2)}) AS i "
+            f"LEFT JOIN {table('item_usage')} u ON u.item_id = i.id ORDER BY {order} LIMIT ? OFFSET ?",
+            [project, offset + limit, GLOBAL_SCOPE, offset + limit, limit, offset],
         )
         return [item_row(r) for r in rows]
+
+    def context_count(self, project: str) -> int:
+        """How many items ``context_items`` would list for ``project`` in all (counted on the index)."""
+        rows = self.query(
+            f"SELECT COUNT(*) AS n FROM {table('items')} WHERE scope IN (?, ?) AND status = 'active' AND context_rank < 3",
+            [project, GLOBAL_SCOPE],
+        )
+        return int(rows[0]["n"])
 
     def item(self, item_id: UUID, project: str) -> ItemRow | None:
         """One item of ``project`` or global, whatever its status."""
@@ -452,6 +469,6 @@ class ViewReads:
 
         out: dict[str, list[dict[str, Any]]] = {}
         for name, order in dump_order().items():
-            cols = "item_id, scope, kind, title, text, keywords" if name == "search" else "*"
+            cols = "item_id, scope, kind, title, text, keywords, tags" if name == "search_rows" else "*"
             out[name] = self.query(f"SELECT {cols} FROM {table(name)} ORDER BY {order}")
         return out

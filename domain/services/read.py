@@ -23,7 +23,7 @@ from mnemolog.domain.tombstone_matcher import TombstoneMatcher
 KINDS = tuple(kind.value for kind in ItemKindName)
 PROFILE_MAX_WORDS = 350
 ITEM_MAX_WORDS = 60
-CONTEXT_PAGE = 500  # items read per query while filling the context
+CONTEXT_PAGE = 100  # items read per query while filling the context (a 3,000-token budget holds ~60)
 SEARCH_SLACK = 20  # extra hits asked for, so withheld ones leave the list full
 CLOSING_RESERVE = 40  # tokens kept free for the closing "more items" line
 
@@ -45,6 +45,10 @@ class ContextReads(ItemReads, Protocol):
 
     def user_profile(self) -> str:
         """The user profile of the last completed consolidation."""
+        ...
+
+    def context_count(self, project: str) -> int:
+        """How many items ``context_items`` lists for ``project`` in all."""
         ...
 
 
@@ -155,28 +159,28 @@ def context(
         return Context(text, tokenizer.count(text), budget, project, (), 0)
     lines: list[str] = []
     shown: list[UUID] = []
-    current = 0  # items the project may read, shown or not
-    full = False
+    withheld = 0
     offset = 0
-    while True:
+    full = False
+    while not full:  # pages in rank order until the budget is full: what does not fit is counted, not read
         page = reads.context_items(project, offset, CONTEXT_PAGE)
         offset += len(page)
         for item in page:
             if matcher.withholds(item, project):
-                continue
-            current += 1
-            if full:
+                withheld += 1
                 continue
             line = _context_line(item, label)
             cost = tokenizer.count(line + "\n")
             if used + cost + CLOSING_RESERVE > budget:
                 full = True
-                continue
+                break
             lines.append(line)
             shown.append(item.item_id)
             used += cost
         if len(page) < CONTEXT_PAGE:
             break
+    # Items past the budget are counted on the index (a withheld one among them counts too: only its number shows).
+    current = (reads.context_count(project) - withheld) if full else len(shown)
     empty = "- Nothing is remembered for this project yet." if not current else "- (memory does not fit the budget)"
 
     def compose() -> str:
