@@ -31,6 +31,11 @@ def _base_url(settings: Settings, phase: str) -> str | None:
     return str(getattr(settings, f"{phase}_base_url") or settings.openai_base_url or "") or None
 
 
+def model_endpoint(settings: Settings, phase: str) -> tuple[str | None, str | None]:
+    """A phase's base URL (None: the OpenAI API) and API key."""
+    return _base_url(settings, phase), _key(settings, phase)
+
+
 def model_choice(settings: Settings, phase: str, name: str | None = None) -> str:
     """The model a phase will use: the name given, the configured one, or 'auto'.
 
