@@ -53,11 +53,17 @@ class Settings(BaseSettings):
     consolidate_api_key: SecretStr | None = None
     openai_api_key: SecretStr | None = Field(default=None, validation_alias="OPENAI_API_KEY")
     openai_base_url: str | None = Field(default=None, validation_alias="OPENAI_BASE_URL")
-    model_timeout: float = 120.0
+    model_timeout: float = Field(default=120.0, description="Seconds to wait for a model's first answer byte, before the input's share (below).")
+    model_timeout_per_1k_input: float | None = Field(default=None, description="Seconds more per 1,000 input tokens (prompt processing); unset: 20 for a local base URL, 2 for a hosted API.")
     model_retries: int = 4
     model_backoff: float = 1.0
+    model_context_tokens: int | None = Field(default=None, description="The model's context window when the server does not say (llama.cpp and vLLM say; Ollama and hosted APIs do not).")
+    model_max_output_tokens: int = Field(default=4_096, description="The cap on one answer's tokens (sent as max_tokens).")
+    model_stream: bool | None = Field(default=None, description="Stream answers (progress on a terminal, a looping answer stopped early); unset: on for a local base URL.")
+    model_concurrency: int | None = Field(default=None, description="Model requests at once in phase 1; unset: 1 for a local base URL, else extract_workers.")
     extract_workers: int = 4
     extract_input_tokens: int = 24_000
+    consolidate_input_tokens: int = Field(default=100_000, description="Phase 2's input budget (lowered to fit the model's context window).")
 
     idle_hours: float = Field(default=6.0, description="A session must be idle this long before phase 1.")
     max_age_days: float = Field(default=10.0, description="Phase 1 skips sessions older than this.")

@@ -122,6 +122,26 @@ def _print_audit(report: dict[str, Any]) -> None:
     for override in report["overrides"]:
         subject = f"item {override['item_id']}" if override.get("item_id") else override.get("edit", "")
         console.print(f"  code {override['action']} {subject}: {override['reason']}", highlight=False, markup=False)
+    _print_rounds(report)
+
+
+def _print_rounds(report: dict[str, Any]) -> None:
+    """The planning rounds: rejected edits, refused plans, failed model calls, the repair round, the fallback."""
+    for r in report.get("rounds", []):
+        if r.get("error"):
+            line = f"  round {r['round']} ({r['model']}): no plan: {r['error']}"
+        elif r.get("refused"):
+            line = f"  round {r['round']} ({r['model']}): plan of {r['proposed']} edit(s) refused: {r['reason']}"
+        else:
+            line = f"  round {r['round']} ({r['model']}): {len(r['rejected'])} of {r['proposed']} edit(s) rejected"
+        console.print(line, highlight=False, markup=False)
+        for o in r["rejected"]:
+            console.print(f"    rejected {o['edit']}: {o['reason']}", highlight=False, markup=False)
+    if report.get("repair"):
+        console.print(f"  repair round {report['repair']['round']}: the model got its plan back with {len(report['repair']['problems'])} reason(s)", highlight=False, markup=False)
+    if report.get("fallback"):
+        fb = report["fallback"]
+        console.print(f"  fallback: the offline consolidator ({fb['consolidator']}) planned this run: {fb['reason']}", highlight=False, markup=False)
 
 
 def audit(

@@ -117,3 +117,18 @@ def progress_bar(label: str, enabled: bool = True) -> Iterator[Any]:
             bar.update(task, completed=done, total=total, name=name)
 
         yield update
+
+
+@contextmanager
+def model_status(label: str, enabled: bool = True) -> Iterator[Any]:
+    """A status line for a streamed model answer on a terminal (tokens, tokens/s); None otherwise."""
+    if not enabled or not console.is_terminal:
+        yield None
+        return
+    with console.status(f"{label}: waiting for the model") as status:
+
+        def update(tokens: int, seconds: float) -> None:
+            rate = tokens / seconds if seconds > 0 else 0.0
+            status.update(f"{label}: {tokens} tokens from the model ({rate:.1f}/s, {seconds:.0f} s)")
+
+        yield update

@@ -9,10 +9,11 @@ from typing import TYPE_CHECKING, Any
 import typer
 from mnemolog.cli.context import store
 from mnemolog.cli.options import parse_since
-from mnemolog.cli.output import Exit, console, emit_json, errors, progress_bar
+from mnemolog.cli.output import Exit, console, emit_json, errors, model_status, progress_bar
 
 if TYPE_CHECKING:
     from mnemolog.adapters.bootstrap import Store
+    from mnemolog.domain.ports import Consolidator
     from mnemolog.domain.services import extract as extract_service
     from mnemolog.domain.services import ingest as ingest_service
     from mnemolog.domain.services.consolidate import ConsolidationReport
@@ -86,7 +87,7 @@ def _extract(
     retry_failed: bool = False,
 ) -> tuple[extract_service.ExtractReport, str]:
     from mnemolog.adapters import bootstrap
-    from mnemolog.adapters.models import make_extractor
+    from mnemolog.adapters.models import extract_workers, make_extractor
     from mnemolog.adapters.settings import claim_policy, eligibility_policy
     from mnemolog.domain.services import extract as extract_service
 
@@ -100,7 +101,7 @@ def _extract(
             policy,
             claims=claim_policy(s.settings),
             limit=limit,
-            workers=workers or s.settings.extract_workers,
+            workers=extract_workers(s.settings, workers),
             progress=bar,
             retry_failed=retry_failed,
         )
@@ -159,19 +160,31 @@ def extract(
         raise typer.Exit(int(Exit.PARTIAL))
 
 
-def _consolidate(s: Store, model: str | None, since: str | None = None, all_: bool = False) -> tuple[ConsolidationReport, str]:
+def _consolidate(
+    s: Store, model: str | None, since: str | None = None, all_: bool = False, quiet: bool = False
+) -> tuple[ConsolidationReport, str]:
+    from mnemolog.adapters.models import fallback_consolidator, make_consolidator
+
+    with model_status("consolidate", enabled=not quiet) as status:
+        return _consolidate_with(s, make_consolidator(s.settings, model, progress=status), fallback_consolidator(s.settings, model), since, all_)
+
+
+def _consolidate_with(
+    s: Store, consolidator: Consolidator, fallback: Consolidator | None, since: str | None, all_: bool
+) -> tuple[ConsolidationReport, str]:
     from mnemolog.adapters import bootstrap
-    from mnemolog.adapters.models import make_consolidator
     from mnemolog.adapters.note_files import NoteFolder
     from mnemolog.domain.services.consolidate import ConsolidationPolicy
     from mnemolog.domain.services.consolidate import consolidate as consolidate_memory
 
-    consolidator = make_consolidator(s.settings, model)
     policy = ConsolidationPolicy.window(
         s.settings.retention_days, s.settings.max_selected, s.clock(), parse_since(since, s.clock()), all_
     )
     # Codex's ad-hoc notes files in the memory folder are recorded first, so this run applies them.
-    report = consolidate_memory(s, consolidator, bootstrap.redactor(), policy, note_files=NoteFolder(s.settings.folder))
+    report = consolidate_memory(
+        s, consolidator, bootstrap.redactor(), policy, note_files=NoteFolder(s.settings.folder),
+        fallback=fallback,
+    )
     return report, str(getattr(consolidator, "model", None) or consolidator.name)
 
 
@@ -184,7 +197,7 @@ def consolidate(model: str | None = MODEL, since: str | None = SINCE, all_: bool
     from mnemolog.cli.memory_folder import follow_log
 
     with store() as s:
-        result, name = _consolidate(s, model, since, all_)
+        result, name = _consolidate(s, model, since, all_, json_out)
         if result.status == "completed":
             follow_log(s)
     if json_out:
@@ -213,8 +226,13 @@ def _print_consolidation(result: ConsolidationReport, name: str) -> None:
         f"consolidate ({name}): inputs +{result.diff_added} ~{result.diff_changed} -{result.diff_removed}; "
         f"items {result.added} added, {result.revised} revised, {result.retired} retired, {result.invalidated} invalidated{notes}"
     )
+    if result.repaired:
+        console.print("  repair round: the model got its plan back with the reasons and answered again")
+    if result.fallback:
+        console.print(f"  fallback: the offline consolidator planned this run ({result.fallback})", highlight=False, markup=False)
     for o in result.overrides:
-        console.print(f"  code {o.action} item {o.item_id}: {o.reason}", highlight=False)
+        subject = o.edit if o.action == "rejected" else f"item {o.item_id}"
+        console.print(f"  code {o.action} {subject}: {o.reason}", highlight=False, markup=False)
 
 
 def _print_retention(result: ConsolidationReport, days: float, widened: bool) -> None:
@@ -282,7 +300,7 @@ def run(
             )
         ingest_report = _ingest(s, paths or [], since, all_, json_out)
         extract_report, extract_name = _extract(s, None, None, None, json_out, since, all_)
-        result, consolidate_name = _consolidate(s, None, since, all_)
+        result, consolidate_name = _consolidate(s, None, since, all_, json_out)
         target = out or s.settings.folder
         files = write_memory_folder(s, target, None) if result.status != "failed" else {}
     partial = ingest_report.partial or extract_report.as_dict()["gave_up"] > 0

@@ -12,8 +12,17 @@ from mnemolog.cli.output import console, emit_json
 JSON = typer.Option(False, "--json", help="Print JSON instead of a table.")
 
 
-def doctor(json_out: bool = JSON) -> None:
+def doctor(
+    json_out: bool = JSON,
+    model: bool = typer.Option(
+        False, "--model", help="Check the configured models instead: one small structured request each; "
+        "reports the server, the model, whether the JSON schema was honoured, and tokens per second."
+    ),
+) -> None:
     """Which store is in use, where, how many events it holds, and whether projections are caught up."""
+    if model:
+        _doctor_model(json_out)
+        return
     with store() as s:
         events = s.app.max_notification_id()
         position = s.view.position(s.app.name)
@@ -87,6 +96,65 @@ def escape_markup(text: str) -> str:
     from rich.markup import escape
 
     return escape(text)
+
+
+def _doctor_model(json_out: bool) -> None:
+    """``doctor --model``: probe each phase's model (once per server and model)."""
+    from mnemolog.adapters.model_probe import probe
+    from mnemolog.adapters.models import OFFLINE, model_choice, model_endpoint, model_fit
+    from mnemolog.adapters.settings import load_settings
+    from mnemolog.cli.output import Exit
+
+    settings = load_settings()
+    reports: list[dict[str, object]] = []
+    seen: dict[tuple[str, str | None], dict[str, object]] = {}
+    for phase in ("extract", "consolidate"):
+        name = model_choice(settings, phase)
+        if name == OFFLINE:
+            reports.append({"phase": phase, "model": OFFLINE, "offline": True})
+            continue
+        base_url, key = model_endpoint(settings, phase)
+        if (name, base_url) in seen:
+            reports.append({**seen[(name, base_url)], "phase": phase})
+            continue
+        found = probe(phase, name, base_url, key, settings.model_timeout)
+        found.fit = model_fit(settings, phase).as_dict()
+        seen[(name, base_url)] = found.as_dict()
+        reports.append(found.as_dict())
+    if json_out:
+        emit_json({"models": reports})
+    else:
+        for r in reports:
+            _print_probe(r)
+    probed = [r for r in reports if not r.get("offline")]
+    if any(not r["answered"] for r in probed):
+        raise typer.Exit(int(Exit.ERROR))
+    if any(not r["schema_honoured"] for r in probed):
+        raise typer.Exit(int(Exit.PARTIAL))
+
+
+def _print_probe(r: dict[str, object]) -> None:
+    if r.get("offline"):
+        console.print(f"{r['phase']:<12} offline heuristic model (no server to check)", highlight=False)
+        return
+    server = r["server"] if isinstance(r["server"], dict) else {}
+    fit = r["settings"] if isinstance(r["settings"], dict) else {}
+    console.print(f"{r['phase']:<12} model {r['model']} at {r['base_url'] or 'the OpenAI API'}", highlight=False, markup=False)
+    console.print(f"  server     {server.get('kind')}; models: {', '.join(server.get('models') or []) or '(not listed)'}", highlight=False, markup=False)
+    window = fit.get("context_window") or "unknown (set model_context_tokens)"
+    console.print(
+        f"  settings   context window {window}; input budget {fit.get('input_budget')}; "
+        f"output cap {fit.get('max_output_tokens')}; stream {'on' if fit.get('stream') else 'off'}",
+        highlight=False, markup=False,
+    )
+    if not r["answered"]:
+        console.print(f"  request    [red]failed[/red]: {r['error']}", highlight=False)
+        return
+    honoured = "[green]yes[/green]" if r["schema_honoured"] else f"[yellow]no[/yellow] ({r['error']})"
+    console.print(f"  schema     JSON schema honoured: {honoured}", highlight=False)
+    rate = r["tokens_per_second"]
+    speed = f"{rate} tokens/s" if rate is not None else "unknown (no token count)"
+    console.print(f"  speed      {speed}; {r['output_tokens']} tokens in {r['seconds']} s", highlight=False, markup=False)
 
 
 def config(json_out: bool = JSON) -> None:

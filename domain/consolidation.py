@@ -80,6 +80,44 @@ class Consolidation(EventSourced):
             """Mark failed."""
             aggregate.status = "failed"
 
+    class EditsRejected(EventSourced.Event):
+        """Code turned down some edits of one round's plan (each with its reason); the others may apply."""
+
+        round: int
+        proposed: int
+        rejected: tuple[Override, ...]
+        model: str = ""
+        prompt_hash: str = ""
+
+    class PlanRefused(EventSourced.Event):
+        """Code refused one round's whole plan for what must never pass (a tombstoned value, a scope violation)."""
+
+        round: int
+        proposed: int
+        reason: str
+        rejected: tuple[Override, ...]
+        model: str = ""
+        prompt_hash: str = ""
+
+    class RepairRequested(EventSourced.Event):
+        """The model was handed its plan back with the reasons and asked to answer again."""
+
+        round: int
+        problems: tuple[str, ...]
+
+    class ModelFailed(EventSourced.Event):
+        """One round's model call gave no plan (an error, an unparseable, cut-off or looping answer)."""
+
+        round: int
+        error: str
+        model: str = ""
+
+    class FellBack(EventSourced.Event):
+        """No usable edit remained: the offline consolidator planned this run from the same inputs."""
+
+        reason: str
+        consolidator: str
+
     class ProfileScrubbed(EventSourced.Event):
         """Tombstoned values were cut out of the run's user profile."""
 
@@ -118,6 +156,30 @@ class Consolidation(EventSourced):
             return False
         self.trigger_event(self.ProfileScrubbed, tombstone_ids=hits, user_profile=profile)
         return True
+
+    def reject_edits(self, round: int, proposed: int, rejected: tuple[Override, ...], model: str = "", prompt_hash: str = "") -> None:
+        """Record the edits of one round's plan code turned down."""
+        self.trigger_event(self.EditsRejected, round=round, proposed=proposed, rejected=rejected, model=model, prompt_hash=prompt_hash)
+
+    def refuse_plan(
+        self, round: int, proposed: int, reason: str, rejected: tuple[Override, ...], model: str = "", prompt_hash: str = ""
+    ) -> None:
+        """Record that one round's whole plan was refused, and why."""
+        self.trigger_event(
+            self.PlanRefused, round=round, proposed=proposed, reason=reason, rejected=rejected, model=model, prompt_hash=prompt_hash
+        )
+
+    def request_repair(self, round: int, problems: tuple[str, ...]) -> None:
+        """Record that the model was asked to repair its plan."""
+        self.trigger_event(self.RepairRequested, round=round, problems=problems)
+
+    def model_failed(self, round: int, error: str, model: str = "") -> None:
+        """Record that one round's model call gave no plan."""
+        self.trigger_event(self.ModelFailed, round=round, error=error, model=model)
+
+    def fall_back(self, reason: str, consolidator: str) -> None:
+        """Record that the offline consolidator planned the run."""
+        self.trigger_event(self.FellBack, reason=reason, consolidator=consolidator)
 
     def fail(self, error: str, rejected: tuple[Override, ...] = (), model: str = "", prompt_hash: str = "") -> None:
         """Record that nothing was applied."""

@@ -1,7 +1,9 @@
 """What one consolidation changed, read only from the log.
 
 Inputs added, changed and removed; each item edit with the text before and
-after; what code overrode or rejected and why; model, prompt hash, tokens.
+after; what code overrode or rejected and why; each planning round (edits
+rejected, a plan refused, a model call that failed), the repair round and the
+fallback to the offline consolidator; model, prompt hash, tokens.
 """
 
 from __future__ import annotations
@@ -122,16 +124,30 @@ def audit_run(app: MnemologApp, run_id: UUID, matcher: TombstoneMatcher) -> dict
     overrides: list[dict[str, Any]] = []
     notes: list[str] = []
     user_profile = ""
+    rounds: list[dict[str, Any]] = []
+    repair: dict[str, Any] | None = None
+    fallback: dict[str, Any] | None = None
     for e in run_events[1:]:
-        if isinstance(e, Consolidation.Completed):
+        if isinstance(e, (Consolidation.EditsRejected, Consolidation.PlanRefused)):
+            refused = isinstance(e, Consolidation.PlanRefused)
+            rounds.append({
+                "round": e.round, "model": e.model, "proposed": e.proposed, "refused": refused,
+                "reason": scrub_all(e.reason, matcher) if refused else None,
+                "rejected": [_scrubbed_override(o.model_dump(mode="json"), matcher) for o in e.rejected],
+            })
+        elif isinstance(e, Consolidation.ModelFailed):
+            rounds.append({"round": e.round, "model": e.model, "error": scrub_all(e.error, matcher), "rejected": []})
+        elif isinstance(e, Consolidation.RepairRequested):
+            repair = {"round": e.round, "problems": [scrub_all(p, matcher) for p in e.problems]}
+        elif isinstance(e, Consolidation.FellBack):
+            fallback = {"consolidator": e.consolidator, "reason": scrub_all(e.reason, matcher)}
+        elif isinstance(e, Consolidation.Completed):
             overrides = [o.model_dump(mode="json") for o in e.overrides]
             notes = [str(n) for n in e.notes_applied]
             user_profile = scrub_all(e.user_profile, matcher)
         elif isinstance(e, Consolidation.Failed):
             overrides = [o.model_dump(mode="json") for o in e.rejected]
-    for o in overrides:
-        o["reason"] = scrub_all(o["reason"], matcher)
-        o["edit"] = scrub_all(o["edit"], matcher)
+    overrides = [_scrubbed_override(o, matcher) for o in overrides]
     return {
         **summary,
         "inputs": {
@@ -146,7 +162,14 @@ def audit_run(app: MnemologApp, run_id: UUID, matcher: TombstoneMatcher) -> dict
         "overrides": overrides,
         "notes_applied": notes,
         "user_profile": user_profile,
+        "rounds": rounds,
+        "repair": repair,
+        "fallback": fallback,
     }
+
+
+def _scrubbed_override(override: dict[str, Any], matcher: TombstoneMatcher) -> dict[str, Any]:
+    return {**override, "reason": scrub_all(override["reason"], matcher), "edit": scrub_all(override["edit"], matcher)}
 
 
 def _shown(state: dict[str, Any] | None, matcher: TombstoneMatcher) -> dict[str, Any] | None:

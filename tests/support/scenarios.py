@@ -171,7 +171,14 @@ def every_event(app: MnemologApp) -> dict[str, UUID]:
     app.save_all(lease, run, item, old, gone, note)
 
     failed = Consolidation(selection=(), previous_selection=run.selection, diff=InputDiff(removed=(s1.id,)), worker="w2", model="m")
-    failed.fail("the plan broke 1 rule(s)", (Override(action="rejected", reason="unknown item handle 'I9'", edit="edit 1: revise I9"),))
+    dropped = (Override(action="rejected", reason="unknown item handle 'I9'", edit="edit 1: revise I9"),)
+    failed.reject_edits(1, 2, dropped, model="m", prompt_hash="abc")  # Consolidation.EditsRejected
+    failed.request_repair(2, ("edit 1: revise I9: unknown item handle 'I9'",))  # Consolidation.RepairRequested
+    refused = (Override(action="rejected", reason="the edit contains a forgotten value (tombstone)", edit="edit 1: add"),)
+    failed.refuse_plan(2, 1, "the edit contains a forgotten value (tombstone)", refused, model="m")  # Consolidation.PlanRefused
+    failed.model_failed(3, "m: answer cut off by the output token limit", model="m")  # Consolidation.ModelFailed
+    failed.fall_back("no usable edit remained", "heuristic")  # Consolidation.FellBack
+    failed.fail("the plan broke 1 rule(s)", dropped)
     citation = Citation(item_ids=(item.id,), session_ids=(s1.id,), citing_session="019b", cited_at=now, source="cli", entries=("MEMORY.md:3-4|note=[used]",))
     tomb = Tombstone(digest="0" * 64, width=2, scope="global", reason="user asked")
     tomb.record_suppression("extraction", str(s1.id))
