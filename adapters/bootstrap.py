@@ -239,11 +239,13 @@ def open_memory_store(settings: Settings, clock: Clock = utc_now) -> Store:
 # Imported when asked for: a command that reads no session file loads no reader.
 
 
-def session_source() -> SessionSource:
-    """Recorded sessions on disk (Codex and Claude Code files)."""
-    from mnemolog.adapters.session_files import SessionFiles
+def session_source(settings: Settings | None = None) -> SessionSource:
+    """Recorded sessions on disk (Codex and Claude Code files), read within the configured limits."""
+    from mnemolog.adapters.session_files import ReadLimits, SessionFiles
 
-    return SessionFiles()
+    if settings is None:
+        return SessionFiles()
+    return SessionFiles(ReadLimits(settings.max_line_bytes, settings.max_file_bytes, settings.max_nesting))
 
 
 def redactor() -> Redactor:

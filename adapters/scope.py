@@ -56,7 +56,7 @@ def find_repo_root(cwd: str) -> str | None:
         current = os.path.abspath(cwd)
     except (OSError, ValueError):
         return None
-    if not os.path.isdir(current):
+    if not _is_dir(current):
         return None
     while True:
         if os.path.exists(os.path.join(current, ".git")):
@@ -115,13 +115,20 @@ def git_remote(cwd: str) -> str | None:
     return remote if done.returncode == 0 and remote else None
 
 
+def _is_dir(path: str) -> bool:
+    try:
+        return Path(path).is_dir()
+    except (OSError, ValueError):  # a name too long for the file system, a NUL
+        return False
+
+
 class GitScopes:
     """The scope lookup ingest uses: a session's git remote and its project scope key."""
 
     def remote_of(self, transcript: Transcript) -> str | None:
         """The session's git remote: as recorded, else asked of its repository when that is on this machine."""
         meta = transcript.meta
-        if meta.git_remote is None and meta.cwd and Path(meta.cwd).is_dir():
+        if meta.git_remote is None and meta.cwd and _is_dir(meta.cwd):
             # Claude Code records no remote: ask the repository, so both agents share a scope.
             return git_remote(meta.cwd)
         return meta.git_remote

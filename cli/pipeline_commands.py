@@ -41,7 +41,7 @@ def _ingest(s: Store, paths: list[Path], since: str | None, all_: bool, quiet: b
     with progress_bar("ingest", enabled=not quiet) as bar:
         return ingest_service.ingest(
             s,
-            bootstrap.session_source(),
+            bootstrap.session_source(s.settings),
             roots,
             policy,
             redactor=bootstrap.redactor(),
@@ -55,13 +55,18 @@ def _print_ingest(report: ingest_service.IngestReport) -> None:
     console.print(
         f"ingest: {report.files_read} files read; {report.new} new, {report.updated} updated, "
         f"{report.unchanged} unchanged; {report.redactions} secrets redacted"
+        + (f"; {report.duplicate} duplicate copies of recorded sessions" if report.duplicate else "")
     )
     skipped = sum(report.lines_skipped.values())
     if skipped:
         reasons = ", ".join(f"{n} {r}" for r, n in sorted(report.lines_skipped.items()))
         console.print(f"  skipped {skipped} lines: {reasons}", highlight=False)
+    from rich.markup import escape  # file names may hold brackets
+
+    for note in report.warnings:
+        errors.print(f"[yellow]warning:[/yellow] {escape(note)}", highlight=False)
     for problem in report.errors:
-        errors.print(f"[yellow]warning:[/yellow] {problem['error']}", highlight=False)
+        errors.print(f"[yellow]warning:[/yellow] {escape(problem['error'])}", highlight=False)
 
 
 def ingest(

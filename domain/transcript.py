@@ -90,6 +90,7 @@ class Transcript(Frozen):
     used_web_search: bool = False
     used_mcp_tools: tuple[str, ...] = ()
     citations: tuple[CitationRef, ...] = ()
+    warnings: tuple[str, ...] = ()  # what the reader left out, each naming the file and line
 
     @property
     def user_message_count(self) -> int:
