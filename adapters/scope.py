@@ -68,6 +68,18 @@ def find_repo_root(cwd: str) -> str | None:
 
 
 def project_scope(git_remote: str | None, cwd: str | None) -> str:
+    """The scope key of a project (see :func:`_scope_key`), with any secret in it redacted.
+
+    A token in a folder name would otherwise be stored in every event that
+    names the scope; ingest and every reader redact the same way, so a project
+    finds its memories under the same key.
+    """
+    from mnemolog.adapters.redaction import redact
+
+    return redact(_scope_key(git_remote, cwd))[0]
+
+
+def _scope_key(git_remote: str | None, cwd: str | None) -> str:
     """Return the scope key of a project.
 
     Formats, in order of preference:

@@ -111,7 +111,7 @@ def ingest(
         progress(done, len(files), os.path.basename(shown))
         if found.error:
             error = found.error if shown in found.error else f"cannot read session file {shown}: {found.error}"
-            report.errors.append({"path": shown, "error": error})
+            report.errors.append(_redacted_error(redactor, shown, error))
             continue
         try:
             digest = source.content_hash(found.path)
@@ -122,19 +122,21 @@ def ingest(
                 continue
             transcript = source.read(found.path)
         except SessionUnreadable as error:
-            report.errors.append({"path": shown, "error": str(error)})
+            report.errors.append(_redacted_error(redactor, shown, str(error)))
             continue
         report.files_read += 1
         for reason, count in transcript.skipped.items():
             report.lines_skipped[reason] = report.lines_skipped.get(reason, 0) + count
         transcript = in_the_past(transcript, uow.clock())
-        report.warnings.extend(transcript.warnings)
+        # The scope is looked up on the real folder (its repository), then redacted like every field.
+        remote = scopes.remote_of(transcript)
+        scope = redactor.redact(scopes.scope_key(remote, transcript.meta.cwd))[0]
+        remote = redactor.redact(remote)[0] if remote else None
         clean, redactions = redactor.redact_transcript(transcript)
         report.redactions += redactions
-        remote = scopes.remote_of(clean)
-        scope = scopes.scope_key(remote, clean.meta.cwd)
         # Scrubbed in the scope the session is recorded under, so its project's tombstones apply.
         clean = scrub_transcript(clean, forgotten, scope)[0]
+        report.warnings.extend(clean.warnings)
         pollution = external_context(clean) if external_context_pollutes else None
         if pollution is not None:
             report.polluted += 1
@@ -147,6 +149,11 @@ def ingest(
     if report.polluted:
         retire_orphans(uow)  # a polluted session's items go now, not at the next consolidation
     return report
+
+
+def _redacted_error(redactor: Redactor, path: str, error: str) -> dict[str, str]:
+    """A file's error as reported (a secret in a file name is not printed either)."""
+    return {"path": redactor.redact(path)[0], "error": redactor.redact(error)[0]}
 
 
 def stored_path(path: Path) -> str:
