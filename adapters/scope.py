@@ -74,9 +74,16 @@ def project_scope(git_remote: str | None, cwd: str | None) -> str:
     names the scope; ingest and every reader redact the same way, so a project
     finds its memories under the same key.
     """
+    key = _scope_key(git_remote, cwd)
+    if not _MAY_HOLD_SECRET.search(key.partition(":")[2]):
+        return key  # short path parts only: the redactor (slow to load) would find nothing
     from mnemolog.adapters.redaction import redact
 
-    return redact(_scope_key(git_remote, cwd))[0]
+    return redact(key)[0]
+
+
+# What every redaction rule needs: a run of 16+ token characters, or an assignment / credentials.
+_MAY_HOLD_SECRET = re.compile(r"[^/\\\s]{16,}|[=@:]")
 
 
 def _scope_key(git_remote: str | None, cwd: str | None) -> str:

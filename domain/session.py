@@ -21,6 +21,10 @@ class SessionMode(StrEnum):
     POLLUTED = "polluted"
 
 
+SCRUBBED_FACTS = ("cwd", "git_branch", "path")
+"""The facts besides the first message a forgotten value is cut out of (a value in a folder name or branch)."""
+
+
 class ClaimRefused(Exception):
     """Another worker holds a live claim, or this version is already extracted."""
 
@@ -167,11 +171,19 @@ class Session(EventSourced):
         rollout_slug: str | None = None
         raw_memory: SessionText | None = None
         transcript: tuple[tuple[int, SessionText], ...] = ()  # (index, scrubbed text) of changed items
+        cwd: SessionText | None = None
+        git_branch: SessionText | None = None
+        path: SessionText | None = None
 
         def apply(self, aggregate: Any) -> None:
             """Replace the scrubbed texts."""
-            if self.first_user_message is not None:
-                aggregate.facts = aggregate.facts.model_copy(update={"first_user_message": self.first_user_message})
+            facts = {
+                name: getattr(self, name)
+                for name in ("first_user_message", *SCRUBBED_FACTS)
+                if getattr(self, name) is not None
+            }
+            if facts:
+                aggregate.facts = aggregate.facts.model_copy(update=facts)
             if aggregate.extraction is not None:
                 update = {
                     name: getattr(self, name)
@@ -316,6 +328,7 @@ class Session(EventSourced):
             return clean if ids else None
 
         fields: dict[str, Any] = {"first_user_message": cut(self.facts.first_user_message)}
+        fields.update({name: cut(getattr(self.facts, name)) for name in SCRUBBED_FACTS})
         if self.extraction is not None:
             fields.update(
                 rollout_summary=cut(self.extraction.rollout_summary),

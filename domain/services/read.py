@@ -272,7 +272,11 @@ def show(reads: ItemReads, matcher: TombstoneMatcher, reference: str, project: s
     if item is None or matcher.withholds(item, project):
         return None
     evidence = tuple(
-        replace(session, rollout_summary=matcher.scrub(session.rollout_summary, project)[0])
+        replace(
+            session,
+            rollout_summary=matcher.scrub(session.rollout_summary, project)[0],
+            cwd=matcher.scrub(session.cwd, project)[0] if session.cwd else session.cwd,
+        )
         for session in reads.evidence_of(item.item_id)
         if session.scope == project
     )
