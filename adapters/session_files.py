@@ -413,7 +413,8 @@ def _decode_line(raw: bytes, limits: ReadLimits) -> dict[str, Any] | str:
     if not _nesting(value, limits.max_nesting):
         return "nested too deep"
     if _RISKY_ESCAPE.search(raw):
-        value = _clean_strings(value)
+        cleaned: dict[str, Any] = _clean_strings(value)
+        return cleaned
     return value
 
 
