@@ -141,9 +141,13 @@ def _consolidate(s: Store, model: str | None, since: str | None = None, all_: bo
     from mnemolog.domain.services.consolidate import consolidate as consolidate_memory
 
     consolidator = make_consolidator(s.settings, model)
+    from dataclasses import replace
+    from datetime import timedelta
+
     policy = ConsolidationPolicy.window(
         s.settings.retention_days, s.settings.max_selected, s.clock(), parse_since(since, s.clock()), all_
     )
+    policy = replace(policy, lease=timedelta(seconds=s.settings.consolidate_lease_seconds))
     # Codex's ad-hoc notes files in the memory folder are recorded first, so this run applies them.
     report = consolidate_memory(s, consolidator, bootstrap.redactor(), policy, note_files=NoteFolder(s.settings.folder))
     return report, str(getattr(consolidator, "model", None) or consolidator.name)
@@ -175,7 +179,7 @@ def _print_consolidation(result: ConsolidationReport, name: str) -> None:
     for skip in result.notes_imported.skipped if result.notes_imported else ():
         errors.print(f"[yellow]notes file skipped[/yellow] {skip['file']}: {skip['reason']}", highlight=False)
     if result.status == "busy":
-        console.print(f"consolidate: another consolidation is running ({result.detail}); nothing to do")
+        errors.print(f"busy: another consolidation is running ({result.detail}); try again when it ends", highlight=False, markup=False)
         return
     if result.status == "failed":
         errors.print(f"[red]consolidation {result.consolidation_id} failed:[/red] {result.detail}", highlight=False)
@@ -264,6 +268,8 @@ def run(
             console.print(f"  summary: {os.path.join(target, 'memory_summary.md')}")
     if result.status == "failed":
         raise typer.Exit(int(Exit.ERROR))
+    if result.status == "busy":
+        raise typer.Exit(int(Exit.BUSY))  # as documented: another consolidation holds the lease
     if partial:
         raise typer.Exit(int(Exit.PARTIAL))
 

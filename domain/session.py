@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
@@ -274,13 +275,24 @@ class Session(EventSourced):
             done.add(self.extraction.content_hash)
         return self.content_hash in done
 
-    def claim_extraction(self, worker: str, now: datetime, lease: timedelta, max_attempts: int) -> None:
-        """Take this version for phase 1, or raise ``ClaimRefused``."""
+    def claim_extraction(
+        self, worker: str, now: datetime, lease: timedelta, max_attempts: int, alive: Callable[[str], bool] = lambda _: True
+    ) -> None:
+        """Take this version for phase 1, or raise ``ClaimRefused``.
+
+        A live claim of another worker refuses, unless ``alive`` says that
+        worker is gone (a crashed process): its claim is taken over at once.
+        """
         if self.deleted or self.mode != SessionMode.ENABLED:
             raise ClaimRefused(f"session is {'deleted' if self.deleted else self.mode.value}")
         if self.is_extracted_current():
             raise ClaimRefused("this version is already extracted")
-        if self.claim is not None and self.claim[1] == self.content_hash and self.claim[2] > now:
+        if (
+            self.claim is not None
+            and self.claim[1] == self.content_hash
+            and self.claim[2] > now
+            and (self.claim[0] == worker or alive(self.claim[0]))
+        ):
             raise ClaimRefused(f"claimed by {self.claim[0]} until {self.claim[2].isoformat()}")
         if self.failed_hash == self.content_hash:
             if self.attempts >= max_attempts or self.retry_after is None:
