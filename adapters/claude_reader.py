@@ -49,7 +49,7 @@ _DROPPED_USER_BLOCKS = frozenset({"image", "document"})
 _REMINDER = re.compile(r"<system-reminder>.*?(?:</system-reminder>|\Z)", re.DOTALL)
 _COMMAND_NAME = re.compile(r"<command-name>(.*?)</command-name>", re.DOTALL)
 _COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
-_EXIT_CODE = re.compile(r"^\s*Exit code (-?\d+)")
+_EXIT_CODE = re.compile(r"^\s*Exit code (-?\d{1,10})\b")
 _LOCAL_COMMAND_NOISE = (
     "<local-command-stdout>",
     "<local-command-stderr>",

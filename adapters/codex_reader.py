@@ -47,7 +47,7 @@ _CALL_TYPES = frozenset({"function_call", "custom_tool_call", "local_shell_call"
 _OUTPUT_TYPES = frozenset({"function_call_output", "custom_tool_call_output"})
 _NON_INTERACTIVE_SOURCES = frozenset({"exec", "mcp"})
 _EXIT_HEADER = re.compile(
-    r"^(?:.*\n){0,6}?(?:Process exited with code|Exit code:)\s*(-?\d+)", re.MULTILINE
+    r"^(?:.*\n){0,6}?(?:Process exited with code|Exit code:)\s*(-?\d{1,10})\b", re.MULTILINE
 )
 _CITATION_BLOCK = re.compile(r"\s*<oai-mem-citation>.*?</oai-mem-citation>\s*", re.DOTALL)
 _ENV_CWD = re.compile(r"<environment_context>.*?<cwd>(.*?)</cwd>", re.DOTALL)
@@ -62,11 +62,11 @@ def parse_timestamp(value: Any) -> datetime | None:
         return None
     try:
         parsed = datetime.fromisoformat(value)
-    except ValueError:
+        parsed = parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
+    except (ValueError, OverflowError):  # not a date, or an offset past the calendar's edge
         return None
-    if parsed.tzinfo is None:
-        return parsed.replace(tzinfo=UTC)
-    return parsed.astimezone(UTC)
+    # Years no agent wrote in: later arithmetic (idle time, windows) would overflow.
+    return parsed if 1970 <= parsed.year <= 2999 else None
 
 
 def is_injected_user_part(text: str) -> bool:
@@ -146,13 +146,14 @@ def parse_tool_output(output: Any) -> tuple[str, int | None, bool]:
     if stripped.startswith("{") and '"output"' in stripped:
         try:
             decoded = json.loads(stripped)
-        except ValueError:
+        except (ValueError, RecursionError):
             decoded = None
         if isinstance(decoded, Mapping) and isinstance(decoded.get("output"), str):
             text = decoded["output"]
             metadata = decoded.get("metadata")
-            if isinstance(metadata, Mapping) and isinstance(metadata.get("exit_code"), int):
-                exit_code = metadata["exit_code"]
+            code = metadata.get("exit_code") if isinstance(metadata, Mapping) else None
+            if isinstance(code, int) and not isinstance(code, bool) and abs(code) < 2**31:
+                exit_code = code
     if exit_code is None:
         header = _EXIT_HEADER.match(text[:2000])
         if header:

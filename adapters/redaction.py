@@ -21,6 +21,7 @@ Rules, all replacing only the secret value with ``[REDACTED_SECRET]``:
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 from collections import Counter
@@ -421,25 +422,51 @@ def redact(text: str) -> tuple[str, int]:
     return "".join(pieces), len(spans)
 
 
+# Every text field of a transcript that is stored: secrets hide in paths and branch names too
+# (a token in a folder name, a password in a remote URL).
+ITEM_FIELDS = ("text", "tool", "call_id")
+META_FIELDS = (
+    "first_user_message", "cwd", "path", "git_branch", "git_remote", "git_commit",
+    "agent_version", "origin", "memory_mode", "native_id",
+)
+
+
 def redact_transcript(transcript: Transcript) -> tuple[Transcript, int]:
     """Redact every session-derived text of a transcript; return it and the total count.
 
-    Items' text and the first user message are redacted; ids, paths, the cwd
-    and other metadata are left as they are.
+    Items' text, tool names and call ids, and every text of the metadata (the
+    first user message, cwd, file path, git branch, remote and commit, agent
+    version, origin, the agent's session id) are redacted. A native id that
+    held a secret becomes ``redacted-<hash>``, so two such sessions stay apart.
     """
     total = 0
     items = []
     for item in transcript.items:
-        clean, count = redact(item.text)
+        update, count = _redacted_fields(item, ITEM_FIELDS)
         total += count
-        items.append(item.model_copy(update={"text": clean}) if count else item)
+        items.append(item.model_copy(update=update) if update else item)
     meta = transcript.meta
-    if meta.first_user_message:
-        clean, count = redact(meta.first_user_message)
-        if count:
-            total += count
-            meta = meta.model_copy(update={"first_user_message": clean})
-    return transcript.model_copy(update={"items": tuple(items), "meta": meta}), total
+    update, count = _redacted_fields(meta, META_FIELDS)
+    if "native_id" in update:
+        update["native_id"] = "redacted-" + hashlib.sha256(meta.native_id.encode()).hexdigest()[:24]
+    total += count
+    if update:
+        meta = meta.model_copy(update=update)
+    warnings = tuple(redact(note)[0] for note in transcript.warnings)
+    return transcript.model_copy(update={"items": tuple(items), "meta": meta, "warnings": warnings}), total
+
+
+def _redacted_fields(value: Any, names: tuple[str, ...]) -> tuple[dict[str, str], int]:
+    update: dict[str, str] = {}
+    total = 0
+    for name in names:
+        text = getattr(value, name)
+        if isinstance(text, str) and text:
+            clean, count = redact(text)
+            if count:
+                update[name] = clean
+                total += count
+    return update, total
 
 
 class SecretRedactor:

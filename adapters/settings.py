@@ -74,6 +74,10 @@ class Settings(BaseSettings):
     context_tokens: int = 3_000
     disable_on_external_context: bool = Field(default=False, description="Mark sessions that used web search or MCP tools as polluted.")
     tombstone_key: SecretStr | None = Field(default=None, description="Key for tombstone hashes; generated into home on first use.")
+    max_line_bytes: int = Field(default=8 * 1024 * 1024, gt=0, description="Session lines longer than this are skipped.")
+    max_file_bytes: int = Field(default=1024 * 1024 * 1024, gt=0, description="Session files larger than this (decompressed) are skipped.")
+    max_nesting: int = Field(default=64, gt=0, description="Session lines nested deeper than this are skipped.")
+    consolidate_lease_seconds: float = Field(default=1800.0, gt=0, description="How long a consolidation holds the lease (a dead holder on this host frees it at once).")
 
     @classmethod
     def settings_customise_sources(

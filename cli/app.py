@@ -17,7 +17,7 @@ from functools import cache
 from typing import Any, NamedTuple
 
 import typer
-from mnemolog.cli.output import UserError, errors
+from mnemolog.cli.output import Exit, UserError, environment_failure, errors
 from typer.core import TyperGroup
 
 
@@ -127,4 +127,10 @@ def main(args: list[str] | None = None) -> None:
     except ClickException as error:
         error.show()
         sys.exit(error.exit_code)
+    except Exception as error:
+        message = environment_failure(error)  # a full disk: one line, not a traceback
+        if message is None:
+            raise
+        errors.print(f"error: {message}", highlight=False, markup=False)
+        sys.exit(int(Exit.ERROR))
     sys.exit(code if isinstance(code, int) else 0)

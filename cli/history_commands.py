@@ -71,25 +71,34 @@ def _print_story(story: dict[str, Any]) -> None:
     console.print(f"  cited {cites['count']} time(s){', last ' + cites['last'] if cites['last'] else ''}", highlight=False, markup=False)
 
 
+CWD = typer.Option(None, "--cwd", help="The working folder whose project is read (default: the current folder).")
+PROJECT = typer.Option(None, "--project", help="A project scope key instead of --cwd (git:host/owner/repo or path:/dir).")
+
+
 def explain(
     target: str = typer.Argument(..., help="An item id (or a unique prefix, or [item:<id>]), or words from its current or past text."),
+    cwd: Path | None = CWD,
+    project_key: str | None = PROJECT,
     json_out: bool = JSON,
 ) -> None:
-    """The story of one memory, read only from the log."""
+    """The story of one memory, read only from the log (scoped like show: this project's and global items)."""
+    from mnemolog.cli.read_commands import _scope
     from mnemolog.projections import explain as explains
+    from rich.markup import escape
 
+    project = _scope(cwd, project_key)
     with store() as s:
         matcher = s.matcher()
         item_id = _as_uuid(target) or _item_prefix(s, target)
         candidates: list[dict[str, Any]] = []
         if item_id is None:
-            candidates = explains.find_items(s.app, target)
+            candidates = explains.find_items(s.app, target, project=project)
             if not candidates:
-                raise UserError("no item's text, current or past, contains those words", Exit.NOT_FOUND)
+                raise UserError(f"no item's text in {project} (or global), current or past, contains those words", Exit.NOT_FOUND)
             item_id = UUID(candidates[0]["item"])
-        story = explains.explain_item(s.app, item_id, matcher)
+        story = explains.explain_item(s.app, item_id, matcher, project)
     if story is None:
-        raise UserError(f"no item {item_id}", Exit.NOT_FOUND)
+        raise UserError(f"no item {escape(str(item_id))} in {project} (or global)", Exit.NOT_FOUND)
     if candidates:
         story["candidates"] = candidates
     if json_out:
@@ -147,6 +156,7 @@ def _print_rounds(report: dict[str, Any]) -> None:
 def audit(
     run: str | None = typer.Argument(None, help="A consolidation id or a unique prefix (default: the latest run)."),
     since: str | None = typer.Option(None, "--since", help="List the runs since DATE or DURATION instead."),
+    project: str | None = typer.Option(None, "--project", help="Only this project's (and global) edits and inputs."),
     json_out: bool = JSON,
 ) -> None:
     """What one consolidation changed, edit by edit, and what code overrode or rejected."""
@@ -168,7 +178,7 @@ def audit(
         run_id = options.resolve_id(s.reads(), "runs", run) if run else audits.latest_run(s.app)
         if run_id is None:
             raise UserError(f"no consolidation {run}" if run else "no consolidation has run yet", Exit.NOT_FOUND)
-        report = audits.audit_run(s.app, run_id, s.matcher())
+        report = audits.audit_run(s.app, run_id, s.matcher(), project)
     if report is None:
         raise UserError(f"no consolidation {run_id}", Exit.NOT_FOUND)
     if json_out:

@@ -74,6 +74,25 @@ class UserError(Exception):
         self.code = code
 
 
+_DISK_FULL = (28, 122)  # ENOSPC, EDQUOT
+_FULL_MESSAGES = ("database or disk is full", "no space left on device", "disk quota exceeded", "could not extend file")
+
+
+def environment_failure(error: BaseException) -> str | None:
+    """One line for a failure of the machine rather than of mnemolog (a full disk, a read-only folder), else None."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        text = str(current).lower()
+        if (isinstance(current, OSError) and current.errno in _DISK_FULL) or any(m in text for m in _FULL_MESSAGES) or getattr(current, "sqlstate", None) == "53100":
+            return "the disk is full: free some space and run the command again (nothing was lost; the unfinished change was not recorded)"
+        if (isinstance(current, OSError) and current.errno == 30) or "readonly database" in text or "read-only file system" in text:
+            return f"cannot write the store or folder (read-only): {current}"
+        current = current.__cause__ or current.__context__
+    return None
+
+
 def fail(message: str, code: Exit = Exit.ERROR) -> typer.Exit:
     """Print one error line and return the exit to raise."""
     errors.print(f"[red]error:[/red] {message}", highlight=False)

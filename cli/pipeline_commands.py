@@ -42,7 +42,7 @@ def _ingest(s: Store, paths: list[Path], since: str | None, all_: bool, quiet: b
     with progress_bar("ingest", enabled=not quiet) as bar:
         return ingest_service.ingest(
             s,
-            bootstrap.session_source(),
+            bootstrap.session_source(s.settings),
             roots,
             policy,
             redactor=bootstrap.redactor(),
@@ -56,13 +56,18 @@ def _print_ingest(report: ingest_service.IngestReport) -> None:
     console.print(
         f"ingest: {report.files_read} files read; {report.new} new, {report.updated} updated, "
         f"{report.unchanged} unchanged; {report.redactions} secrets redacted"
+        + (f"; {report.duplicate} duplicate copies of recorded sessions" if report.duplicate else "")
     )
     skipped = sum(report.lines_skipped.values())
     if skipped:
         reasons = ", ".join(f"{n} {r}" for r, n in sorted(report.lines_skipped.items()))
         console.print(f"  skipped {skipped} lines: {reasons}", highlight=False)
+    from rich.markup import escape  # file names may hold brackets
+
+    for note in report.warnings:
+        errors.print(f"[yellow]warning:[/yellow] {escape(note)}", highlight=False)
     for problem in report.errors:
-        errors.print(f"[yellow]warning:[/yellow] {problem['error']}", highlight=False)
+        errors.print(f"[yellow]warning:[/yellow] {escape(problem['error'])}", highlight=False)
 
 
 def ingest(
@@ -172,6 +177,9 @@ def _consolidate(
 def _consolidate_with(
     s: Store, consolidator: Consolidator, fallback: Consolidator | None, since: str | None, all_: bool
 ) -> tuple[ConsolidationReport, str]:
+    from dataclasses import replace
+    from datetime import timedelta
+
     from mnemolog.adapters import bootstrap
     from mnemolog.adapters.note_files import NoteFolder
     from mnemolog.domain.services.consolidate import ConsolidationPolicy
@@ -180,6 +188,7 @@ def _consolidate_with(
     policy = ConsolidationPolicy.window(
         s.settings.retention_days, s.settings.max_selected, s.clock(), parse_since(since, s.clock()), all_
     )
+    policy = replace(policy, lease=timedelta(seconds=s.settings.consolidate_lease_seconds))
     # Codex's ad-hoc notes files in the memory folder are recorded first, so this run applies them.
     report = consolidate_memory(
         s, consolidator, bootstrap.redactor(), policy, note_files=NoteFolder(s.settings.folder),
@@ -214,7 +223,7 @@ def _print_consolidation(result: ConsolidationReport, name: str) -> None:
     for skip in result.notes_imported.skipped if result.notes_imported else ():
         errors.print(f"[yellow]notes file skipped[/yellow] {skip['file']}: {skip['reason']}", highlight=False)
     if result.status == "busy":
-        console.print(f"consolidate: another consolidation is running ({result.detail}); nothing to do")
+        errors.print(f"busy: another consolidation is running ({result.detail}); try again when it ends", highlight=False, markup=False)
         return
     if result.status == "failed":
         errors.print(f"[red]consolidation {result.consolidation_id} failed:[/red] {result.detail}", highlight=False)
@@ -326,6 +335,8 @@ def run(
             console.print(f"  summary: {os.path.join(target, 'memory_summary.md')}")
     if result.status == "failed":
         raise typer.Exit(int(Exit.ERROR))
+    if result.status == "busy":
+        raise typer.Exit(int(Exit.BUSY))  # as documented: another consolidation holds the lease
     if partial:
         raise typer.Exit(int(Exit.PARTIAL))
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid5
@@ -233,9 +234,11 @@ class PhaseTwoLease(EventSourced):
         """There is one lease per store."""
         return PHASE_TWO_LEASE_ID
 
-    def take(self, consolidation_id: UUID, worker: str, now: datetime, ttl: timedelta) -> None:
-        """Take the lease or raise ``LeaseHeld``."""
-        if self.holder is not None and self.holder[2] > now:
+    def take(
+        self, consolidation_id: UUID, worker: str, now: datetime, ttl: timedelta, alive: Callable[[str], bool] = lambda _: True
+    ) -> None:
+        """Take the lease or raise ``LeaseHeld``; a holder ``alive`` says is gone (crashed) is taken over at once."""
+        if self.holder is not None and self.holder[2] > now and alive(self.holder[1]):
             raise LeaseHeld(f"consolidation {self.holder[0]} by {self.holder[1]} is running")
         self.trigger_event(self.Taken, consolidation_id=consolidation_id, worker=worker, until=now + ttl)
 

@@ -90,6 +90,7 @@ class Transcript(Frozen):
     used_web_search: bool = False
     used_mcp_tools: tuple[str, ...] = ()
     citations: tuple[CitationRef, ...] = ()
+    warnings: tuple[str, ...] = ()  # what the reader left out, each naming the file and line
 
     @property
     def user_message_count(self) -> int:
@@ -108,11 +109,13 @@ def scrub_transcript(transcript: Transcript, matcher: TombstoneMatcher, scope: s
         hits.update(ids)
         items.append(item.model_copy(update={"text": clean}) if ids else item)
     meta = transcript.meta
-    if meta.first_user_message:
-        clean, ids = matcher.scrub(meta.first_user_message, scope)
-        if ids:
-            hits.update(ids)
-            meta = meta.model_copy(update={"first_user_message": clean})
+    for name in ("first_user_message", "cwd", "git_branch", "path"):  # a value in a folder or branch name too
+        value = getattr(meta, name)
+        if value:
+            clean, ids = matcher.scrub(value, scope)
+            if ids:
+                hits.update(ids)
+                meta = meta.model_copy(update={name: clean})
     if not hits:
         return transcript, ()
     return transcript.model_copy(update={"items": tuple(items), "meta": meta}), tuple(sorted(hits, key=str))

@@ -15,8 +15,9 @@ from uuid import UUID
 from mnemolog.domain.application import MnemologApp
 from mnemolog.domain.consolidation import Consolidation
 from mnemolog.domain.memory_item import MemoryItem
+from mnemolog.domain.session import Session
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher
-from mnemolog.projections.explain import scrub_all
+from mnemolog.projections.explain import readable_in, scrub_all
 from mnemolog.projections.log_reader import log_events
 
 
@@ -76,20 +77,30 @@ def latest_run(app: MnemologApp) -> UUID | None:
     return latest
 
 
-def audit_run(app: MnemologApp, run_id: UUID, matcher: TombstoneMatcher) -> dict[str, Any] | None:
-    """One run's audit as a JSON-ready dict, or None when there is no such run."""
+def audit_run(app: MnemologApp, run_id: UUID, matcher: TombstoneMatcher, project: str | None = None) -> dict[str, Any] | None:
+    """One run's audit as a JSON-ready dict, or None when there is no such run.
+
+    ``project``: scoped like every read: only edits of that project's and
+    global items, and only its sessions among the inputs (the rest counted in
+    ``hidden``).
+    """
     run_events: list[Any] = []
+    session_scopes: dict[UUID, str] = {}
+    hidden_edits = 0
     items: dict[UUID, dict[str, Any]] = {}  # item state as the log stood before each edit
     edits: list[dict[str, Any]] = []
     for _, e in log_events(app):
         if isinstance(e, Consolidation.Event) and e.originator_id == run_id:
             run_events.append(e)
             continue
+        if isinstance(e, Session.Recorded | Session.Updated):
+            session_scopes[e.originator_id] = e.facts.scope
+            continue
         if not isinstance(e, MemoryItem.Event):
             continue
         before = items.get(e.originator_id)
         if isinstance(e, (MemoryItem.Added, MemoryItem.Revised)):
-            scope = e.scope if isinstance(e, MemoryItem.Added) else (before or {}).get("scope", "global")
+            scope = getattr(e, "scope", None) or (before or {}).get("scope", "global")
             after = {"title": e.title, "text": e.text, "keywords": list(e.keywords), "scope": scope,
                      "kind": e.kind if isinstance(e, MemoryItem.Added) else (before or {}).get("kind")}
             items[e.originator_id] = after
@@ -100,6 +111,9 @@ def audit_run(app: MnemologApp, run_id: UUID, matcher: TombstoneMatcher) -> dict
         else:
             after = before or {}
         if getattr(e, "consolidation_id", None) != run_id:
+            continue
+        if not readable_in((after or before or {}).get("scope", "global"), project):
+            hidden_edits += 1
             continue
         op = {"Added": "add", "Revised": "revise", "Retired": "retire", "Invalidated": "invalidate"}.get(type(e).__name__, "other")
         edit: dict[str, Any] = {
@@ -148,14 +162,21 @@ def audit_run(app: MnemologApp, run_id: UUID, matcher: TombstoneMatcher) -> dict
         elif isinstance(e, Consolidation.Failed):
             overrides = [o.model_dump(mode="json") for o in e.rejected]
     overrides = [_scrubbed_override(o, matcher) for o in overrides]
+
+    def ours(session_id: UUID) -> bool:
+        return readable_in(session_scopes.get(session_id, "unknown"), project)
+
+    selected = [s for s in started.selection if ours(s.session_id)]
     return {
         **summary,
         "inputs": {
-            "selected": [{"session": str(s.session_id), "rank": s.rank, "content_hash": s.content_hash} for s in started.selection],
-            "added": [str(s) for s in started.diff.added],
-            "changed": [str(s) for s in started.diff.changed],
-            "removed": [str(s) for s in started.diff.removed],
+            "selected": [{"session": str(s.session_id), "rank": s.rank, "content_hash": s.content_hash} for s in selected],
+            "added": [str(s) for s in started.diff.added if ours(s)],
+            "changed": [str(s) for s in started.diff.changed if ours(s)],
+            "removed": [str(s) for s in started.diff.removed if ours(s)],
         },
+        "project": project,
+        "hidden": {"edits": hidden_edits, "inputs": len(started.selection) - len(selected)},
         "edits": edits,
         "code_retired": [o for o in overrides if o["action"] == "retired"],
         "rejected": [o for o in overrides if o["action"] == "rejected"],

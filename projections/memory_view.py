@@ -107,8 +107,8 @@ def _session(sql: Sql, e: Any) -> None:
         if e.mode.value != "enabled":  # a disabled or polluted session's texts leave the view
             values.update(_WITHDRAWN)
     elif isinstance(e, Session.Scrubbed):
-        for name in ("first_user_message", "rollout_summary", "rollout_slug", "raw_memory"):
-            if getattr(e, name) is not None:
+        for name in ("first_user_message", "rollout_summary", "rollout_slug", "raw_memory", "cwd", "git_branch", "path"):
+            if getattr(e, name, None) is not None:
                 values[name] = getattr(e, name)
     elif isinstance(e, Session.EligibilityAssessed):
         values.update(eligible=int(e.eligible), eligibility_reasons=js(list(e.reasons)))

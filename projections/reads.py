@@ -198,9 +198,9 @@ class ViewReads:
     def session_texts(self) -> list[SessionTexts]:
         """Every session's stored texts (first message, rollout summary and slug, raw memory)."""
         rows = self.query(
-            f"SELECT id, scope, first_user_message, rollout_summary, rollout_slug, raw_memory FROM {table('sessions')} ORDER BY id"
+            f"SELECT id, scope, first_user_message, rollout_summary, rollout_slug, raw_memory, cwd, git_branch, path FROM {table('sessions')} ORDER BY id"
         )
-        columns = ("first_user_message", "rollout_summary", "rollout_slug", "raw_memory")
+        columns = ("first_user_message", "rollout_summary", "rollout_slug", "raw_memory", "cwd", "git_branch", "path")
         return [SessionTexts(UUID(r["id"]), r["scope"], tuple(r[c] for c in columns if r[c])) for r in rows]
 
     def resolve_session(self, reference: str) -> UUID | None:

@@ -54,7 +54,7 @@ from mnemolog.domain.ports import (
 from mnemolog.domain.reads import ItemRow, NoteRow, SelectedSession
 from mnemolog.domain.selection import diff, select
 from mnemolog.domain.services.notes import NoteFiles, NoteImport, import_note_files
-from mnemolog.domain.services.unit_of_work import UnitOfWork, worker_name
+from mnemolog.domain.services.unit_of_work import UnitOfWork, owner_alive, worker_name
 from mnemolog.domain.tombstone_matcher import EVERY_PROJECT, TombstoneMatcher
 
 EVERYTHING = timedelta(days=365_000)  # --all: every extraction, however old
@@ -154,7 +154,7 @@ def consolidate(
     if lease is None:
         lease = PhaseTwoLease()
     try:
-        lease.take(run.id, worker, now(), policy.lease)
+        lease.take(run.id, worker, now(), policy.lease, alive=owner_alive)
         app.save_all(lease, run)
     except LeaseHeld as held:
         return ConsolidationReport(None, "busy", str(held), notes_imported=imported)

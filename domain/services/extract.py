@@ -2,7 +2,8 @@
 
 Claims hold across processes: a claim is an event on the session, so two
 workers that claim the same version conflict on its version number and only
-one wins. A crashed worker's claim expires after its lease. A failed model
+one wins. A crashed worker's claim is taken over at once when it ran on this
+host (its process is gone), else when its lease expires. A failed model
 call is retried later with backoff, up to a cap, then left failed.
 """
 
@@ -22,7 +23,7 @@ from mnemolog.domain.application import MnemologApp
 from mnemolog.domain.eligibility import EligibilityPolicy, assess_eligibility
 from mnemolog.domain.extraction import StageOneOutput
 from mnemolog.domain.ports import Extractor, ModelError, Progress, Redactor, no_progress
-from mnemolog.domain.services.unit_of_work import UnitOfWork, worker_name
+from mnemolog.domain.services.unit_of_work import UnitOfWork, owner_alive, worker_name
 from mnemolog.domain.session import ClaimRefused, Session
 from mnemolog.domain.tombstone import record_suppression
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher
@@ -174,7 +175,7 @@ def extract_session(
     if session is None:
         return ExtractResult(session_id, ExtractOutcome.SKIPPED, "unknown session")
     try:
-        session.claim_extraction(worker, now(), claims.lease, claims.max_attempts, retry_failed)
+        session.claim_extraction(worker, now(), claims.lease, claims.max_attempts, retry_failed, alive=owner_alive)
         app.save_all(session)
     except ClaimRefused as refused:
         return ExtractResult(session_id, ExtractOutcome.SKIPPED, str(refused))

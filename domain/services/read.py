@@ -47,10 +47,6 @@ class ContextReads(ItemReads, Protocol):
         """The user profile of the last completed consolidation."""
         ...
 
-    def context_count(self, project: str) -> int:
-        """How many items ``context_items`` lists for ``project`` in all."""
-        ...
-
 
 def project_label(project: str) -> str:
     """A short readable name for a scope key (the last part of ``git:host/owner/repo``)."""
@@ -279,7 +275,11 @@ def show(reads: ItemReads, matcher: TombstoneMatcher, reference: str, project: s
     if item is None or matcher.withholds(item, project):
         return None
     evidence = tuple(
-        replace(session, rollout_summary=matcher.scrub(session.rollout_summary, project)[0])
+        replace(
+            session,
+            rollout_summary=matcher.scrub(session.rollout_summary, project)[0],
+            cwd=matcher.scrub(session.cwd, project)[0] if session.cwd else session.cwd,
+        )
         for session in reads.evidence_of(item.item_id)
         if session.scope == project
     )

@@ -34,7 +34,7 @@ def test_accept_reject_and_doubt(tmp_path: Path) -> None:
 
     assert run_cli("review", first, "--reject", "--project", API, env=env).code == 0
     assert first not in run_cli("context", "--project", API, env=env).out
-    story = run_cli("explain", second, "--json", env=env)
+    story = run_cli("explain", second, "--project", API, "--json", env=env)
     assert story.code == 0 and "dana" in story.out
 
     assert run_cli("review", first, "--project", API, env=env).code == 2
