@@ -96,10 +96,24 @@ app = typer.Typer(
 )
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            number = version("mnemolog")
+        except PackageNotFoundError:  # run from a checkout that was never installed
+            number = "unknown"
+        typer.echo(f"mnemolog {number}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    show_version: bool = typer.Option(False, "--version", help="Print mnemolog's version and exit.", callback=_print_version, is_eager=True),
+) -> None:
     # A group needs a callback; the commands come from LazyCommands.
-    pass
+    del show_version
 
 
 def main(args: list[str] | None = None) -> None:

@@ -26,7 +26,7 @@ from mnemolog.domain.services.unit_of_work import UnitOfWork, worker_name
 from mnemolog.domain.session import ClaimRefused, Session
 from mnemolog.domain.tombstone import record_suppression
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher
-from mnemolog.domain.transcript import SessionMeta, Transcript
+from mnemolog.domain.transcript import ItemKind, SessionMeta, Transcript
 
 
 class ExtractOutcome(StrEnum):
@@ -230,7 +230,9 @@ def transcript_of(session: Session) -> Transcript:
         updated_at=f.updated_at,
         first_user_message=f.first_user_message,
     )
-    return Transcript(meta=meta, items=session.transcript, line_count=f.line_count)
+    # Context items (environment, memory mnemolog served) are never new knowledge.
+    items = tuple(item for item in session.transcript if item.kind is not ItemKind.CONTEXT)
+    return Transcript(meta=meta, items=items, line_count=f.line_count)
 
 
 def scrub_output(

@@ -56,6 +56,7 @@ class IngestReport:
     updated: int = 0
     unchanged: int = 0
     lines_skipped: dict[str, int] = field(default_factory=dict)
+    lines_ignored: dict[str, int] = field(default_factory=dict)  # known non-conversation line types (no warning)
     redactions: int = 0
     citations: int = 0
     polluted: int = 0
@@ -115,6 +116,8 @@ def ingest(
         report.files_read += 1
         for reason, count in transcript.skipped.items():
             report.lines_skipped[reason] = report.lines_skipped.get(reason, 0) + count
+        for kind, count in transcript.ignored.items():
+            report.lines_ignored[kind] = report.lines_ignored.get(kind, 0) + count
         clean, redactions = redactor.redact_transcript(transcript)
         report.redactions += redactions
         remote = scopes.remote_of(clean)
