@@ -40,6 +40,8 @@ COMMANDS: dict[str, Entry] = {
     "consolidate": Entry("pipeline_commands", "Phase 2: consolidate the selected extractions into memory items, as audited edits."),
     "render": Entry("pipeline_commands", "Render the memory folder (Codex's layout) from the projections."),
     "run": Entry("pipeline_commands", "The whole pipeline: ingest, extract, consolidate, render."),
+    "capture": Entry("capture_commands", "Put finished sessions into memory now: ingest, extract and consolidate them (the SessionEnd hook runs this)."),
+    "install": Entry("install_commands", "Connect an agent to mnemolog: SessionStart/SessionEnd hooks and the MCP server, with absolute paths, backups and a diff."),
     "tokens": Entry("pipeline_commands", "Tokens phase 1 sends per session, against Codex's plain serialisation; checks nothing important is lost."),
     "forget": Entry("forget_commands", "Forget for good: a value (tombstone), a session or an item. Enforced by code at every read and write."),
     "lift": Entry("forget_commands", "Undo a tombstone (as an event). Retired items stay retired."),

@@ -124,8 +124,18 @@ def extract(
         )
         for failure in data["failures"]:
             errors.print(f"[yellow]warning:[/yellow] session {failure['session']}: {failure['error']}", highlight=False)
+        _print_waiting(data)
     if data["failed"] or data["gave_up"]:
         raise typer.Exit(int(Exit.PARTIAL))
+
+
+def _print_waiting(data: dict[str, Any]) -> None:
+    if data["waiting"]:
+        when = str(data["next_eligible_at"])[:16].replace("T", " ")
+        console.print(
+            f"  {data['waiting']} sessions wait for the idle window (idle_hours); the next becomes eligible at {when} UTC",
+            highlight=False,
+        )
 
 
 def _consolidate(s: Store, model: str | None, since: str | None = None, all_: bool = False) -> tuple[ConsolidationReport, str]:
@@ -253,6 +263,7 @@ def run(
         _print_ingest(ingest_report)
         data = extract_report.as_dict()
         console.print(f"extract ({extract_name}): {data['extracted']} extracted, {data['nothing']} with nothing to keep, {data['failed'] + data['gave_up']} failed")
+        _print_waiting(data)
         _print_consolidation(result, consolidate_name)
         if files:
             console.print(f"memory folder: {target} ({len(files)} files)")

@@ -19,7 +19,7 @@ from uuid import UUID
 
 from eventsourcing.persistence import IntegrityError
 from mnemolog.domain.application import MnemologApp
-from mnemolog.domain.eligibility import EligibilityPolicy, assess_eligibility
+from mnemolog.domain.eligibility import EligibilityPolicy, assess_eligibility, eligible_at
 from mnemolog.domain.extraction import StageOneOutput
 from mnemolog.domain.ports import Extractor, ModelError, Progress, Redactor, no_progress
 from mnemolog.domain.services.unit_of_work import UnitOfWork, worker_name
@@ -55,6 +55,8 @@ class ExtractReport:
     """What one extract run did."""
 
     results: list[ExtractResult] = field(default_factory=list)
+    # Sessions that wait only for the idle window, with when each becomes eligible.
+    waiting: list[tuple[UUID, datetime]] = field(default_factory=list)
 
     def count(self, outcome: ExtractOutcome) -> int:
         """How many sessions ended with ``outcome``."""
@@ -72,6 +74,8 @@ class ExtractReport:
                 for r in self.results
                 if r.outcome in (ExtractOutcome.FAILED, ExtractOutcome.GAVE_UP)
             ],
+            "waiting": len(self.waiting),
+            "next_eligible_at": min(at for _, at in self.waiting).isoformat() if self.waiting else None,
         }
 
 
@@ -101,11 +105,13 @@ def extract(
     session becomes idle). Never raises for a model failure: it is recorded.
     """
     now = uow.clock()
+    report = ExtractReport()
     for session_id in uow.reads().sessions_to_reassess():
-        reassess(uow.app, session_id, now, policy)
+        waits_until = reassess_waiting(uow.app, session_id, now, policy)
+        if waits_until is not None:
+            report.waiting.append((session_id, waits_until))
     pending = uow.reads().sessions_to_extract(uow.clock(), limit)
     matcher = uow.matcher()
-    report = ExtractReport()
     lock = threading.Lock()
 
     def one(session_id: UUID) -> None:
@@ -124,6 +130,21 @@ def extract(
         with ThreadPoolExecutor(max_workers=workers) as pool:
             list(pool.map(one, pending))
     return report
+
+
+def reassess_waiting(app: MnemologApp, session_id: UUID, now: datetime, policy: EligibilityPolicy) -> datetime | None:
+    """Re-check a session's eligibility; when it waits only for the idle window, when that ends."""
+
+    def command() -> datetime | None:
+        session: Session | None = app.find(session_id)
+        if session is None:
+            return None
+        eligible, reasons = assess_eligibility(session.facts, now, policy)
+        if session.assess(eligible, reasons):
+            app.save_all(session)
+        return eligible_at(session.facts, now, policy)
+
+    return app.retrying(command)
 
 
 def reassess(app: MnemologApp, session_id: UUID, now: datetime, policy: EligibilityPolicy) -> bool:
