@@ -138,7 +138,8 @@ def _codex_mcp_edit(target: Target) -> FileEdit:
     path = target.mcp_file
     before = read_bytes(path)
     document = tomlkit.parse((before or b"").decode("utf-8"))
-    wanted = {**_mcp_entry(target), "startup_timeout_sec": 30}
+    # required: `codex exec` sends its first request only once the server is up (else the tools are missing).
+    wanted = {**_mcp_entry(target), "startup_timeout_sec": 30, "required": True}
     servers = document.get("mcp_servers")
     if servers is not None and servers.get(SERVER) is not None and servers[SERVER].unwrap() == wanted:
         return FileEdit(path, before, before)

@@ -131,7 +131,8 @@ def _print_summary(report: dict[str, Any]) -> None:
     changed = [f["path"] for f in report["files"] if f["changed"]]
     if report["action"] == "install":
         if changed:
-            console.print(f"{report['agent']}: {verb} {', '.join(changed)} (originals kept in {report['backups']})", highlight=False, markup=False)
+            kept = "would keep the originals" if report["dry_run"] else "originals kept"
+            console.print(f"{report['agent']}: {verb} {', '.join(changed)} ({kept} in {report['backups']})", highlight=False, markup=False)
         else:
             console.print(f"{report['agent']}: already installed; nothing to change", highlight=False, markup=False)
         if report.get("trust"):
