@@ -98,6 +98,8 @@ def _capture(paths: list[Path]) -> dict[str, Any]:
     from mnemolog.cli.pipeline_commands import _consolidate, _extract
     from mnemolog.domain.services import cite as citing
     from mnemolog.domain.services import ingest as ingest_service
+    from mnemolog.domain.services.extract import reassess
+    from mnemolog.domain.session import session_id_for
 
     with store() as s:
         # The agent said the session ended: no idle window to wait for.
@@ -115,7 +117,10 @@ def _capture(paths: list[Path]) -> dict[str, Any]:
         cited = 0
         for path in paths:
             with contextlib.suppress(SessionReadError):  # ingest reported it
-                cited += citing.cite_session_file(s, read_session(path), folder).citations
+                transcript = read_session(path)
+                # Seen before (e.g. by `run` while it was still going): assessed again as ended.
+                reassess(s.app, session_id_for(transcript.meta.source, transcript.meta.native_id), s.clock(), ended)
+                cited += citing.cite_session_file(s, transcript, folder).citations
         extracted, extract_model = _extract(s, None, None, None, True)
         consolidated, consolidate_model = _consolidate(s, None)
         if consolidated.status == "completed":

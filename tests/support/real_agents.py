@@ -223,3 +223,23 @@ def agent_world(tmp_path: Path, agent_bin: Path) -> Iterator[tuple[AgentWorld, M
     model = MemoryUsingModel(query="")
     with AgentModelServer(model) as server:
         yield AgentWorld(tmp_path, agent_bin, server), model
+
+
+# ------------------------------------------------------------------ the time they take, in the run's summary
+
+_TIMES: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Collect the time of every real-agent test (setup, call and teardown)."""
+    if "/test_real_" in report.nodeid:
+        _TIMES[report.nodeid] = _TIMES.get(report.nodeid, 0.0) + report.duration
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """One line per real-agent test with its time, and the total."""
+    if _TIMES:
+        lines = [f"  {seconds:6.1f} s  {nodeid}" for nodeid, seconds in sorted(_TIMES.items())]
+        terminalreporter.write_line(f"real agents ({', '.join(VERSIONS)}): {len(_TIMES)} tests, {sum(_TIMES.values()):.1f} s")
+        for line in lines:
+            terminalreporter.write_line(line)
