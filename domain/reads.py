@@ -179,6 +179,10 @@ class ItemReads(Protocol):
         proposed, then doubted; within each the most used, then the most recently updated."""
         ...
 
+    def context_item_count(self, project: str) -> int:
+        """How many items ``context_items`` would return for ``project`` in all."""
+        ...
+
     def item(self, item_id: UUID, project: str) -> ItemRow | None:
         """One item of ``project`` or global, whatever its status; None when unknown or another project's."""
         ...

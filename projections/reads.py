@@ -198,6 +198,14 @@ class ViewReads:
         )
         return [item_row(r) for r in rows]
 
+    def context_item_count(self, project: str) -> int:
+        """How many current, not rejected items ``project`` and global hold."""
+        rows = self.query(
+            f"SELECT COUNT(*) AS n FROM {table('items')} i WHERE i.status = 'active' AND i.trust <> 'rejected' AND i.scope IN (?, ?)",
+            [project, GLOBAL_SCOPE],
+        )
+        return int(rows[0]["n"])
+
     def item(self, item_id: UUID, project: str) -> ItemRow | None:
         """One item of ``project`` or global, whatever its status."""
         rows = self.query(f"{_WITH_USAGE} WHERE i.id = ? AND i.scope IN (?, ?)", [str(item_id), project, GLOBAL_SCOPE])

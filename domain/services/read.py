@@ -18,7 +18,7 @@ from uuid import UUID
 
 from mnemolog.domain.plan import GLOBAL_SCOPE, ItemKindName
 from mnemolog.domain.reads import EvidenceSession, ItemReads, ItemRow, SearchHit
-from mnemolog.domain.tombstone_matcher import TombstoneMatcher
+from mnemolog.domain.tombstone_matcher import TombstoneMatcher, reaches
 
 KINDS = tuple(kind.value for kind in ItemKindName)
 PROFILE_MAX_WORDS = 350
@@ -155,7 +155,13 @@ def context(
     current = 0  # items the project may read, shown or not
     full = False
     offset = 0
+    # Without a tombstone reaching this project nothing is withheld: once the budget is full the
+    # rest is only counted (the hook's time does not grow with the store).
+    may_withhold = any(reaches(rule.scope, project) for rule in matcher.rules)
     while True:
+        if full and not may_withhold:
+            current = reads.context_item_count(project)
+            break
         page = reads.context_items(project, offset, CONTEXT_PAGE)
         offset += len(page)
         for item in page:
