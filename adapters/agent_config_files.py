@@ -118,7 +118,7 @@ class Manifest:
         entry = self.files[str(path)]
         if not entry["existed"]:
             return None
-        return (self.folder / entry["backup"]).read_bytes()
+        return (self.folder / str(entry["backup"])).read_bytes()
 
     def record(self, edit: FileEdit) -> None:
         """Keep the original of a file about to change (once), and the hash of what mnemolog writes."""

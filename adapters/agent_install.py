@@ -182,7 +182,7 @@ def _strip_codex_config(data: bytes, trusted_keys: list[str]) -> bytes:
             del document["mcp_servers"]
     hooks = document.get("hooks")
     state = hooks.get("state") if hooks is not None else None
-    if state is not None:
+    if hooks is not None and state is not None:
         for key in trusted_keys:
             if key in state:
                 del state[key]

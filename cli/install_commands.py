@@ -64,6 +64,7 @@ def _install(target: Any, dry_run: bool, codex: Path | None, no_trust: bool) -> 
     if target.agent == "codex":
         report["trust"] = _trust_codex_hooks(target, manifest, codex, no_trust, dry_run)
         report["trusted_hooks"] = list(manifest.extra.get("trusted_keys", []))
+        report["warning"] = _codex_folder_warning(target)
     if not dry_run and (manifest.files or manifest.extra):
         manifest.save()
     return report
@@ -91,6 +92,18 @@ def _trust_codex_hooks(target: Any, manifest: Any, codex: Path | None, no_trust:
     return f"trusted by {binary} ({len(keys)} hooks)" if keys else f"Codex did not list mnemolog's hooks: {how}"
 
 
+def _codex_folder_warning(target: Any) -> str | None:
+    from mnemolog.adapters.settings import load_settings
+
+    folder = load_settings().folder.expanduser().absolute()
+    if folder == (target.home / "memories").absolute():
+        return (
+            f"memory_dir is Codex's own memory folder ({folder}): `run` and `render` would replace Codex's files there. "
+            "Unset memory_dir; the hooks give Codex its project's memory without it"
+        )
+    return None
+
+
 def _uninstall(target: Any, dry_run: bool) -> dict[str, Any]:
     from mnemolog.adapters.agent_config_files import undo_edit, write_atomically
     from mnemolog.adapters.agent_install import same_content, strip_ours
@@ -102,13 +115,14 @@ def _uninstall(target: Any, dry_run: bool) -> dict[str, Any]:
     changes = []
     for name in manifest.files:
         path = Path(name)
-        edit, restored = undo_edit(
-            path,
-            manifest,
-            lambda data, path=path: strip_ours(target, path, data, keys),
-            lambda a, b, path=path: same_content(path, a, b),
-        )
-        changes.append((edit, restored))
+
+        def strip(data: bytes, path: Path = path) -> bytes | None:
+            return strip_ours(target, path, data, keys)
+
+        def same(a: bytes | None, b: bytes | None, path: Path = path) -> bool:
+            return same_content(path, a, b)
+
+        changes.append(undo_edit(path, manifest, strip, same))
     if not dry_run:
         for edit, _ in changes:
             if edit.changes:
@@ -137,6 +151,8 @@ def _print_summary(report: dict[str, Any]) -> None:
             console.print(f"{report['agent']}: already installed; nothing to change", highlight=False, markup=False)
         if report.get("trust"):
             console.print(f"hooks: {report['trust']}", highlight=False, markup=False)
+        if report.get("warning"):
+            errors.print(f"warning: {report['warning']}", highlight=False, markup=False)
         if not report["dry_run"]:
             console.print(f"hooks and MCP server run {report['mnemolog']}", highlight=False, markup=False)
         return

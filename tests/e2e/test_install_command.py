@@ -102,3 +102,9 @@ def test_install_refuses_what_it_cannot_do_with_one_line(home: dict[str, str]) -
     broken = run_cli("install", "claude-code", env=home)
     assert broken.code == 1 and "cannot read claude-code's config" in broken.err and "Traceback" not in broken.err
     assert settings.read_text() == "{not json"
+
+
+def test_install_codex_warns_when_memory_dir_is_codexs_own_folder(home: dict[str, str]) -> None:
+    memories = Path(home["HOME"]) / ".codex" / "memories"
+    done = run_cli("install", "codex", "--no-trust", "--dry-run", env={**home, "MNEMOLOG_MEMORY_DIR": str(memories)})
+    assert done.code == 0 and "memory_dir is Codex's own memory folder" in done.err
