@@ -67,6 +67,7 @@ class Settings(BaseSettings):
 
     idle_hours: float = Field(default=6.0, description="A session must be idle this long before phase 1.")
     max_age_days: float = Field(default=10.0, description="Phase 1 skips sessions older than this.")
+    extract_noninteractive: bool = Field(default=False, description="Phase 1 also takes `codex exec` and `claude -p` sessions (subagent threads never).")
     retention_days: float = Field(default=30.0, description="Phase 2 keeps extractions used (or new) within this window.")
     max_selected: int = Field(default=256, description="Phase 2 selects at most this many extractions.")
     max_attempts: int = 3
@@ -103,11 +104,12 @@ def eligibility_policy(settings: Settings, since: datetime | None = None, all_se
     from mnemolog.domain.eligibility import EligibilityPolicy
 
     idle = timedelta(hours=settings.idle_hours)
+    scripted = settings.extract_noninteractive
     if all_sessions:
-        return EligibilityPolicy(idle=idle, max_age=None)
+        return EligibilityPolicy(idle=idle, max_age=None, include_noninteractive=scripted)
     if since is not None:
-        return EligibilityPolicy(idle=idle, max_age=None, since=since)
-    return EligibilityPolicy(idle=idle, max_age=timedelta(days=settings.max_age_days))
+        return EligibilityPolicy(idle=idle, max_age=None, since=since, include_noninteractive=scripted)
+    return EligibilityPolicy(idle=idle, max_age=timedelta(days=settings.max_age_days), include_noninteractive=scripted)
 
 
 def claim_policy(settings: Settings) -> ClaimPolicy:

@@ -40,6 +40,8 @@ COMMANDS: dict[str, Entry] = {
     "consolidate": Entry("pipeline_commands", "Phase 2: consolidate the selected extractions into memory items, as audited edits."),
     "render": Entry("pipeline_commands", "Render the memory folder (Codex's layout) from the projections."),
     "run": Entry("pipeline_commands", "The whole pipeline: ingest, extract, consolidate, render."),
+    "capture": Entry("capture_commands", "Put finished sessions into memory now: ingest, extract and consolidate them (the SessionEnd hook runs this)."),
+    "install": Entry("install_commands", "Connect an agent to mnemolog: SessionStart/SessionEnd hooks and the MCP server, with absolute paths, backups and a diff."),
     "tokens": Entry("pipeline_commands", "Tokens phase 1 sends per session, against Codex's plain serialisation; checks nothing important is lost."),
     "eval": Entry("eval_commands", "Run the whole pipeline on an eval corpus in a fresh temporary store and score what each project's next session gets."),
     "forget": Entry("forget_commands", "Forget for good: a value (tombstone), a session or an item. Enforced by code at every read and write."),
@@ -102,10 +104,24 @@ app = typer.Typer(
 )
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            number = version("mnemolog")
+        except PackageNotFoundError:  # run from a checkout that was never installed
+            number = "unknown"
+        typer.echo(f"mnemolog {number}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    show_version: bool = typer.Option(False, "--version", help="Print mnemolog's version and exit.", callback=_print_version, is_eager=True),
+) -> None:
     # A group needs a callback; the commands come from LazyCommands.
-    pass
+    del show_version
 
 
 def main(args: list[str] | None = None) -> None:

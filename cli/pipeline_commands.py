@@ -161,8 +161,18 @@ def extract(
             errors.print(f"[yellow]warning:[/yellow] session {failure['session']}: {escape_markup(failure['error'])}", highlight=False)
         if data["gave_up"]:
             errors.print("  fix the cause (e.g. the API key), then run `mnemolog extract --retry-failed`", highlight=False)
+        _print_waiting(data)
     if data["failed"] or data["gave_up"]:
         raise typer.Exit(int(Exit.PARTIAL))
+
+
+def _print_waiting(data: dict[str, Any]) -> None:
+    if data["waiting"]:
+        when = str(data["next_eligible_at"])[:16].replace("T", " ")
+        console.print(
+            f"  {data['waiting']} sessions wait for the idle window (idle_hours); the next becomes eligible at {when} UTC",
+            highlight=False,
+        )
 
 
 def _consolidate(
@@ -328,6 +338,7 @@ def run(
         data = extract_report.as_dict()
         console.print(f"extract ({extract_name}): {data['extracted']} extracted, {data['nothing']} with nothing to keep, {data['failed'] + data['gave_up']} failed")
         _print_failures(data)
+        _print_waiting(data)
         _print_consolidation(result, consolidate_name)
         _print_retention(result, s.settings.retention_days, all_ or since is not None)
         if files:

@@ -39,13 +39,16 @@ def _hook_input() -> dict[str, Any]:
 def context(
     cwd: Path | None = CWD,
     project_key: str | None = PROJECT,
-    hook: bool = typer.Option(False, "--hook", help="Read a Claude Code hook's JSON on stdin and take its cwd."),
+    hook: bool = typer.Option(False, "--hook", help="Run as an agent's SessionStart hook: read its JSON on stdin (the session's cwd); print nothing when nothing is remembered."),
+    agent: str | None = typer.Option(None, "--agent", help="With --hook: the agent the instructions are written for (codex or claude-code)."),
     budget: int | None = typer.Option(None, "--budget", help="Token budget (default: the context_tokens setting)."),
-    json_out: bool = typer.Option(False, "--json", help="Print Claude Code's SessionStart hook JSON instead of plain text."),
+    json_out: bool = typer.Option(False, "--json", help="Print the SessionStart hook JSON (hookSpecificOutput.additionalContext) instead of plain text."),
 ) -> None:
     """What an agent receives when a session starts: how to use memory, and the memory of this project and the user."""
     from mnemolog.cli.read_path import context_for
 
+    if agent is not None and agent not in ("codex", "claude-code"):
+        raise UserError(f"unknown agent {agent!r} (expected codex or claude-code)", Exit.USAGE)
     folder = cwd
     if folder is None and hook:
         hook_folder = _hook_input().get("cwd")
@@ -54,11 +57,20 @@ def context(
             folder = None  # the session's folder is gone: read the current one
     project = _scope(folder, project_key)
     with store() as s:
-        result = context_for(s, project, budget)
-    if json_out:
-        emit_json({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": result.text}})
+        result = context_for(s, project, budget, agent if hook else None)
+    if hook:
+        from mnemolog.domain import served_memory
+
+        if not result.item_ids and not result.more:
+            return  # nothing remembered: the hook adds nothing to the session
+        # Marked, so that reading this session back never takes it for new knowledge.
+        text = served_memory.wrap(result.text)
     else:
-        sys.stdout.write(result.text)
+        text = result.text
+    if json_out:
+        emit_json({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}})
+    else:
+        sys.stdout.write(text)
 
 
 def _validity(hit: dict[str, Any]) -> str:

@@ -38,6 +38,10 @@ class ItemKind(StrEnum):
     ASSISTANT = "assistant"
     TOOL_CALL = "tool_call"
     TOOL_OUTPUT = "tool_output"
+    # What the harness or mnemolog put before the model: Codex's <environment_context>,
+    # memory mnemolog served (hook output, its MCP answers). Kept for the record;
+    # never a user message, never shown to phase 1.
+    CONTEXT = "context"
 
 
 class TranscriptItem(Frozen):
@@ -87,6 +91,7 @@ class Transcript(Frozen):
     items: tuple[TranscriptItem, ...] = ()
     line_count: int = 0
     skipped: dict[str, int] = Field(default_factory=dict)  # reason -> count
+    ignored: dict[str, int] = Field(default_factory=dict)  # known non-conversation line type -> count (no warning)
     used_web_search: bool = False
     used_mcp_tools: tuple[str, ...] = ()
     citations: tuple[CitationRef, ...] = ()

@@ -20,14 +20,14 @@ from uuid import UUID
 
 from eventsourcing.persistence import IntegrityError
 from mnemolog.domain.application import MnemologApp
-from mnemolog.domain.eligibility import EligibilityPolicy, assess_eligibility
+from mnemolog.domain.eligibility import EligibilityPolicy, assess_eligibility, eligible_at
 from mnemolog.domain.extraction import StageOneOutput
 from mnemolog.domain.ports import Extractor, ModelError, Progress, Redactor, no_progress
 from mnemolog.domain.services.unit_of_work import UnitOfWork, owner_alive, worker_name
 from mnemolog.domain.session import ClaimRefused, Session
 from mnemolog.domain.tombstone import record_suppression
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher
-from mnemolog.domain.transcript import SessionMeta, Transcript
+from mnemolog.domain.transcript import ItemKind, SessionMeta, Transcript
 
 
 class ExtractOutcome(StrEnum):
@@ -56,6 +56,8 @@ class ExtractReport:
     """What one extract run did."""
 
     results: list[ExtractResult] = field(default_factory=list)
+    # Sessions that wait only for the idle window, with when each becomes eligible.
+    waiting: list[tuple[UUID, datetime]] = field(default_factory=list)
 
     def count(self, outcome: ExtractOutcome) -> int:
         """How many sessions ended with ``outcome``."""
@@ -73,6 +75,8 @@ class ExtractReport:
                 for r in self.results
                 if r.outcome in (ExtractOutcome.FAILED, ExtractOutcome.GAVE_UP)
             ],
+            "waiting": len(self.waiting),
+            "next_eligible_at": min(at for _, at in self.waiting).isoformat() if self.waiting else None,
         }
 
 
@@ -105,14 +109,16 @@ def extract(
     on, or waiting for a retry), now, whatever their earlier attempts.
     """
     now = uow.clock()
+    report = ExtractReport()
     if retry_failed:
         pending = failed_sessions(uow)[:limit] if limit is not None else failed_sessions(uow)
     else:
         for session_id in uow.reads().sessions_to_reassess():
-            reassess(uow.app, session_id, now, policy)
+            waits_until = reassess_waiting(uow.app, session_id, now, policy)
+            if waits_until is not None:
+                report.waiting.append((session_id, waits_until))
         pending = uow.reads().sessions_to_extract(uow.clock(), limit)
     matcher = uow.matcher()
-    report = ExtractReport()
     lock = threading.Lock()
 
     def one(session_id: UUID) -> None:
@@ -141,6 +147,21 @@ def failed_sessions(uow: UnitOfWork) -> list[UUID]:
         for s in uow.reads().session_states()
         if s.extraction_status in ("failed", "retrying") and s.mode == "enabled" and not s.pruned
     ]
+
+
+def reassess_waiting(app: MnemologApp, session_id: UUID, now: datetime, policy: EligibilityPolicy) -> datetime | None:
+    """Re-check a session's eligibility; when it waits only for the idle window, when that ends."""
+
+    def command() -> datetime | None:
+        session: Session | None = app.find(session_id)
+        if session is None:
+            return None
+        eligible, reasons = assess_eligibility(session.facts, now, policy)
+        if session.assess(eligible, reasons):
+            app.save_all(session)
+        return eligible_at(session.facts, now, policy)
+
+    return app.retrying(command)
 
 
 def reassess(app: MnemologApp, session_id: UUID, now: datetime, policy: EligibilityPolicy) -> bool:
@@ -248,7 +269,9 @@ def transcript_of(session: Session) -> Transcript:
         updated_at=f.updated_at,
         first_user_message=f.first_user_message,
     )
-    return Transcript(meta=meta, items=session.transcript, line_count=f.line_count)
+    # Context items (environment, memory mnemolog served) are never new knowledge.
+    items = tuple(item for item in session.transcript if item.kind is not ItemKind.CONTEXT)
+    return Transcript(meta=meta, items=items, line_count=f.line_count)
 
 
 def scrub_output(

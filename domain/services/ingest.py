@@ -65,6 +65,7 @@ class IngestReport:
     unchanged: int = 0
     duplicate: int = 0
     lines_skipped: dict[str, int] = field(default_factory=dict)
+    lines_ignored: dict[str, int] = field(default_factory=dict)  # known non-conversation line types (no warning)
     redactions: int = 0
     citations: int = 0
     polluted: int = 0
@@ -127,6 +128,8 @@ def ingest(
         report.files_read += 1
         for reason, count in transcript.skipped.items():
             report.lines_skipped[reason] = report.lines_skipped.get(reason, 0) + count
+        for kind, count in transcript.ignored.items():
+            report.lines_ignored[kind] = report.lines_ignored.get(kind, 0) + count
         transcript = in_the_past(transcript, uow.clock())
         # The scope is looked up on the real folder (its repository), then redacted like every field.
         remote = scopes.remote_of(transcript)
