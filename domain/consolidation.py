@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, ClassVar
 from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.domain import event
@@ -50,6 +50,7 @@ class Consolidation(EventSourced):
     class Completed(EventSourced.Event):
         """The run's edits were applied (saved in the same transaction)."""
 
+        sealed: ClassVar[tuple[str, ...]] = ("user_profile",)
         added: int
         revised: int
         retired: int
@@ -71,6 +72,7 @@ class Consolidation(EventSourced):
     class Failed(EventSourced.Event):
         """Nothing of the run was applied."""
 
+        sealed: ClassVar[tuple[str, ...]] = ("error",)  # a model's error may quote what it wrote
         error: str
         rejected: tuple[Override, ...] = ()
         model: str = ""
@@ -83,11 +85,22 @@ class Consolidation(EventSourced):
     class ProfileScrubbed(EventSourced.Event):
         """Tombstoned values were cut out of the run's user profile."""
 
+        sealed: ClassVar[tuple[str, ...]] = ("user_profile",)
         tombstone_ids: tuple[UUID, ...]
         user_profile: str
 
         def apply(self, aggregate: Any) -> None:
             """Replace the profile."""
+            aggregate.user_profile = self.user_profile
+
+    class Rerecorded(EventSourced.Event):
+        """The run's user profile, recorded again under a new data key (an erase destroyed the old keys)."""
+
+        sealed: ClassVar[tuple[str, ...]] = ("user_profile",)
+        user_profile: str
+
+        def apply(self, aggregate: Any) -> None:
+            """The profile as it stood when re-recorded."""
             aggregate.user_profile = self.user_profile
 
     @event(Started)
@@ -118,6 +131,10 @@ class Consolidation(EventSourced):
             return False
         self.trigger_event(self.ProfileScrubbed, tombstone_ids=hits, user_profile=profile)
         return True
+
+    def rerecord(self, matcher: Any) -> None:
+        """Record the profile again, ``matcher``'s values cut out (an erase: under a new key)."""
+        self.trigger_event(self.Rerecorded, user_profile=matcher.scrub(self.user_profile, None)[0])
 
     def fail(self, error: str, rejected: tuple[Override, ...] = (), model: str = "", prompt_hash: str = "") -> None:
         """Record that nothing was applied."""

@@ -108,6 +108,12 @@ def _session(sql: Sql, e: Any) -> None:
         for name in ("first_user_message", "rollout_summary", "rollout_slug", "raw_memory"):
             if getattr(e, name) is not None:
                 values[name] = getattr(e, name)
+    elif isinstance(e, Session.Rerecorded):
+        row = sql.one(f"SELECT mode, pruned, deleted, extraction_status FROM {table('sessions')} WHERE id = ?", [sid])
+        if row is not None and row["mode"] == "enabled" and not row["pruned"] and not row["deleted"]:
+            values["first_user_message"] = e.first_user_message
+            if row["extraction_status"] == "extracted":
+                values.update(rollout_summary=e.rollout_summary, rollout_slug=e.rollout_slug, raw_memory=e.raw_memory)
     elif isinstance(e, Session.EligibilityAssessed):
         values.update(eligible=int(e.eligible), eligibility_reasons=js(list(e.reasons)))
     elif isinstance(e, Session.ExtractionClaimed):
@@ -231,6 +237,12 @@ def _item(sql: Sql, e: Any) -> None:
         sql.run(f"DELETE FROM {table('search')} WHERE item_id = ?", [iid])
     elif isinstance(e, MemoryItem.Reviewed):
         values["trust"] = e.verdict.value
+    elif isinstance(e, MemoryItem.Rerecorded):
+        values["task_group"] = e.task_group
+        if row["status"] != ItemStatus.RETIRED.value:  # a retired item's text has left the view
+            values.update(title=e.title, text=e.text, keywords=js(list(e.keywords)))
+        if row["status"] == ItemStatus.ACTIVE.value:
+            _search_put(sql, iid, row["scope"], row["kind"], e.title, e.text, e.keywords)
     _update(sql, "items", iid, values)
 
 
@@ -271,7 +283,7 @@ def _consolidation(sql: Sql, e: Any) -> None:
                 "output_tokens": e.output_tokens,
             },
         )
-    elif isinstance(e, Consolidation.ProfileScrubbed):
+    elif isinstance(e, (Consolidation.ProfileScrubbed, Consolidation.Rerecorded)):
         _update(sql, "consolidations", cid, {"user_profile": e.user_profile})
     elif isinstance(e, Consolidation.Failed):
         _update(
@@ -345,7 +357,7 @@ def _note(sql: Sql, e: Any) -> None:
                 "withdrawn": 0,
             },
         )
-    elif isinstance(e, Note.Scrubbed):
+    elif isinstance(e, (Note.Scrubbed, Note.Rerecorded)):
         _update(sql, "notes", nid, {"text": e.text})
     elif isinstance(e, Note.Applied):
         _update(sql, "notes", nid, {"applied_by": str(e.consolidation_id)})
