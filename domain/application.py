@@ -86,4 +86,4 @@ class MnemologApp(Application[UUID]):
 
 def keyed_app_class(keys: DataKeys | None) -> type[MnemologApp]:
     """A ``MnemologApp`` class whose instances use ``keys`` (for code that builds the app itself: the projection runner)."""
-    return type("KeyedMnemologApp", (MnemologApp,), {"default_keys": keys})
+    return type("KeyedMnemologApp", (MnemologApp,), {"default_keys": keys, "name": APP_NAME})  # same name: same tables

@@ -27,10 +27,11 @@ from mnemolog.domain.consolidation import (
     PhaseTwoLease,
     SelectedInput,
 )
+from mnemolog.domain.holes import without_holes
 from mnemolog.domain.memory_item import EditedBy, MemoryItem
 from mnemolog.domain.note import Note
 from mnemolog.domain.plan import ConsolidationPlan
-from mnemolog.domain.plan_checks import check_plan, code_retirements, droppable_edits
+from mnemolog.domain.plan_checks import check_plan, code_retirements, droppable_edits, holed_edits
 from mnemolog.domain.ports import (
     ConsolidationRequest,
     Consolidator,
@@ -167,6 +168,8 @@ def consolidate(
     note_scopes = {n.note_id: n.scope for n in notes}
     redacted, redactions = _redacted(answer.plan, redactor)
     plan, dropped = droppable_edits(redacted, handles)
+    plan, holed = holed_edits(plan, handles)
+    dropped += holed
     problems = check_plan(
         plan, handles=handles, selected_scopes=selected_scopes, note_scopes=note_scopes, matcher=matcher
     )
@@ -272,15 +275,15 @@ def _request(
                 scope=sessions[s.session_id].scope,
                 cwd=sessions[s.session_id].cwd,
                 updated_at=sessions[s.session_id].updated_at,
-                rollout_summary=sessions[s.session_id].rollout_summary,
-                raw_memory=sessions[s.session_id].raw_memory,
+                rollout_summary=without_holes(sessions[s.session_id].rollout_summary),  # cut text teaches nothing
+                raw_memory=without_holes(sessions[s.session_id].raw_memory),
                 change=change(s.session_id),
             )
             for s in selection
             if s.session_id in sessions
         ],
         removed_sessions=[str(s) for s in input_diff.removed],
-        notes=[NoteForModel(str(n.note_id), n.intent, n.scope, n.text) for n in notes],
+        notes=[NoteForModel(str(n.note_id), n.intent, n.scope, without_holes(n.text)) for n in notes],
     )
 
 
