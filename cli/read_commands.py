@@ -56,20 +56,25 @@ def context(
     project_key: str | None = PROJECT,
     hook: bool = typer.Option(False, "--hook", help="Read a Claude Code hook's JSON on stdin and take its cwd."),
     budget: int | None = typer.Option(None, "--budget", help="Token budget (default: the context_tokens setting)."),
+    session: str | None = typer.Option(None, "--session", help="The agent's session id, recorded with what it was served (`history --session`)."),
     json_out: bool = typer.Option(False, "--json", help="Print Claude Code's SessionStart hook JSON instead of plain text."),
 ) -> None:
     """What an agent receives when a session starts: how to use memory, and the memory of this project and the user."""
     from mnemolog.cli.read_path import context_for
 
     folder = cwd
+    given = _hook_input() if hook else {}
+    hook_session = given.get("session_id")
+    if session is None and isinstance(hook_session, str):
+        session = hook_session
     if folder is None and hook:
-        hook_folder = _hook_input().get("cwd")
+        hook_folder = given.get("cwd")
         folder = Path(hook_folder) if isinstance(hook_folder, str) and hook_folder.strip() else None
         if folder is not None and not folder.is_dir():
             folder = None  # the session's folder is gone: read the current one
     project = _scope(folder, project_key)
     with store() as s:
-        result = context_for(s, project, budget)
+        result = context_for(s, project, budget, session=session, surface="hook" if hook else "context")
     if json_out:
         emit_json({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": result.text}})
     else:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from mnemolog.adapters.bootstrap import Store
 from mnemolog.adapters.tokens import TOKENIZER, count_tokens
-from mnemolog.domain.services import read
+from mnemolog.domain.services import injections, read
 from mnemolog.projections.rendered_folder import folder_files
 from mnemolog.prompts import load_prompt, render
 
@@ -19,10 +19,17 @@ def instructions(project: str) -> str:
     return render(load_prompt("read_path"), project=f"{read.project_label(project)}, scope {project}")
 
 
-def context_for(store: Store, project: str, budget: int | None = None) -> read.Context:
-    """What a session in ``project`` receives at start, within ``budget`` tokens (default: the context_tokens setting)."""
+def context_for(
+    store: Store, project: str, budget: int | None = None, *, session: str | None = None, surface: str = "context"
+) -> read.Context:
+    """What a session in ``project`` receives at start, within ``budget`` tokens (default: the context_tokens setting).
+
+    Recorded in the injection log as served to ``session`` through ``surface``.
+    """
     limit = store.settings.context_tokens if budget is None else budget
-    return read.context(store.reads(), store.matcher(), TOKENIZER, instructions(project), project, limit)
+    return injections.served_context(
+        store, TOKENIZER, instructions(project), project, limit, session=session, surface=surface
+    )
 
 
 def memory_folder(store: Store, project: str) -> dict[str, str]:

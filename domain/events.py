@@ -95,7 +95,7 @@ class PydanticMapper(Mapper[UUID]):
         event_state = self.transcoder.decode(stored_state)
         cls = cast(type[BaseModel], resolve_topic(stored_event.topic))
         keys = self.keys
-        subject = stored_event.originator_id
+        subject = UUID(str(stored_event.originator_id))
 
         def decrypt(sealed: dict[str, str]) -> bytes | None:
             return keys.open(subject, sealed) if keys is not None else None

@@ -13,6 +13,7 @@ from typing import Any
 
 from mnemolog.domain.citation import Citation
 from mnemolog.domain.consolidation import Consolidation, PhaseTwoLease
+from mnemolog.domain.injection import Injection
 from mnemolog.domain.memory_item import ItemStatus, MemoryItem
 from mnemolog.domain.note import Note
 from mnemolog.domain.session import Session, SessionFacts
@@ -309,10 +310,44 @@ def _bump(sql: Sql, name: str, key: str, value: str, at: str | None) -> None:
 
 def _citation(sql: Sql, e: Citation.Recorded) -> None:
     at = iso(e.cited_at)
+    _insert(
+        sql,
+        "citations",
+        {
+            "id": str(e.originator_id),
+            "citing_session": e.citing_session,
+            "source": e.source,
+            "cited_at": at,
+            "items": js(sorted({str(i) for i in e.item_ids})),
+        },
+    )
     for sid in sorted({str(s) for s in e.session_ids}):
         _bump(sql, "session_usage", "session_id", sid, at)
     for iid in sorted({str(i) for i in e.item_ids}):
         _bump(sql, "item_usage", "item_id", iid, at)
+
+
+def _injection(sql: Sql, e: Injection.Served) -> None:
+    at = iso(e.served_at)
+    _insert(
+        sql,
+        "injections",
+        {
+            "id": str(e.originator_id),
+            "session": e.session,
+            "project": e.project,
+            "surface": e.surface,
+            "served_at": at,
+            "tokens": e.tokens,
+            "items": js([i.model_dump(mode="json") for i in e.items]),
+        },
+    )
+    for iid in sorted({str(i.item_id) for i in e.items}):
+        row = sql.one(f"SELECT served_count FROM {table('item_serving')} WHERE item_id = ?", [iid])
+        if row is None:
+            _insert(sql, "item_serving", {"item_id": iid, "served_count": 1, "last_served": at})
+        else:
+            _update(sql, "item_serving", iid, {"served_count": int(row["served_count"]) + 1, "last_served": at}, key="item_id")
 
 
 def _tombstone(sql: Sql, e: Any) -> None:
@@ -374,6 +409,7 @@ HANDLERS: tuple[tuple[type, Callable[[Sql, Any], None]], ...] = (
     (MemoryItem.Event, _item),
     (Consolidation.Event, _consolidation),
     (Citation.Recorded, _citation),
+    (Injection.Served, _injection),
     (Tombstone.Event, _tombstone),
     (Note.Event, _note),
     (PhaseTwoLease.Event, _ignore),
