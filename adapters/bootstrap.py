@@ -19,8 +19,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from mnemolog.adapters.data_keys import KEY_FILE, AesGcmKeys, MemoryKeys, PostgresKeys, SqliteKeys
 from mnemolog.adapters.settings import Settings, load_settings
-from mnemolog.domain.application import MnemologApp
+from mnemolog.domain.application import MnemologApp, keyed_app_class
 from mnemolog.domain.ports import Redactor, ScopeLookup, SessionSource
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher
 from mnemolog.projections.reads import ViewReads
@@ -58,6 +59,7 @@ class Store:
     location: str  # a path, or a URL without its password
     clock: Clock = field(default=utc_now)
     env: dict[str, str] = field(default_factory=dict)  # the eventsourcing environment of the log
+    keys: AesGcmKeys = field(default_factory=MemoryKeys)  # the data keys the log's texts are sealed under
     _key: bytes | None = field(default=None, repr=False)
     _seen: int = field(default=0, repr=False)  # the position the views were last brought to
 
@@ -99,7 +101,7 @@ class Store:
 
             self.catch_up()  # the runner starts from the tracked position; begin there
             with ProjectionRunner(
-                application_class=MnemologApp,
+                application_class=keyed_app_class(self.keys),  # the runner builds its own app: it must open sealed text
                 projection_class=MemoryProjection,
                 view_class=PostgresMemoryView,
                 env=self.env,
@@ -155,10 +157,40 @@ class Store:
         assert row is not None
         return str(row[0]).encode()
 
+    def purge_copies(self) -> None:
+        """After keys were destroyed: rebuild the views from the log and compact every file of the store.
+
+        The views held the erased text in clear; rebuilt, they hold what the
+        log still opens. SQLite keeps deleted rows in free pages and recent
+        pages in its write-ahead log: the view and key files are vacuumed and
+        every write-ahead log is checkpointed and truncated. PostgreSQL's
+        rebuild replaces the view tables; the key table is vacuumed in full.
+        """
+        self.rebuild()
+        self.keys.compact()
+        if self.backend != "sqlite":
+            return
+        import sqlite3
+
+        home = Path(self.location)
+        for name, vacuum in (("views.sqlite", True), ("events.sqlite", False), (KEY_FILE, False)):
+            path = home / name
+            if not path.exists():
+                continue
+            conn = sqlite3.connect(path, timeout=30, isolation_level=None)
+            try:
+                conn.execute("PRAGMA secure_delete = ON")
+                if vacuum:
+                    conn.execute("VACUUM")
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            finally:
+                conn.close()
+
     def close(self) -> None:
-        """Release connections (the log's and the views')."""
+        """Release connections (the log's, the views' and the key store's)."""
         self.app.close()
         self.view.close()
+        self.keys.close()
 
 
 def postgres_params(url: str) -> dict[str, Any]:
@@ -202,15 +234,16 @@ def open_store(settings: Settings | None = None, clock: Clock = utc_now) -> Stor
                 # A batch of events in one INSERT over four arrays (adapters/batch_postgres_recorder.py).
                 "APPLICATION_RECORDER_TOPIC": "mnemolog.adapters.batch_postgres_recorder:BatchPostgresApplicationRecorder",
             }
+            pg_keys = PostgresKeys(url)
             # Several processes may open a new store at once; DDL must not race.
             with psycopg.connect(url, autocommit=True, connect_timeout=10) as conn:
                 conn.execute("SELECT pg_advisory_lock(%s)", (SCHEMA_LOCK,))
                 try:
-                    app = MnemologApp(env=env)
+                    app = MnemologApp(env=env, keys=pg_keys)
                     view: MemoryView = open_views(app, open_postgres_view(params))
                 finally:
                     conn.execute("SELECT pg_advisory_unlock(%s)", (SCHEMA_LOCK,))
-            return Store(app, view, settings, "postgres", _redacted_url(url), clock, env)
+            return Store(app, view, settings, "postgres", _redacted_url(url), clock, env, pg_keys)
         home = Path(settings.home)
         home.mkdir(parents=True, exist_ok=True)
         events = home / "events.sqlite"
@@ -226,9 +259,10 @@ def open_store(settings: Settings | None = None, clock: Clock = utc_now) -> Stor
         # migration tracking race ("Failed to record tracking for __migration__ 1"), so
         # schema creation, like PostgreSQL's under its advisory lock, is one process at a time.
         with _file_lock(home / OPEN_LOCK):
-            app = MnemologApp(env=env)
+            file_keys = SqliteKeys(home / KEY_FILE)
+            app = MnemologApp(env=env, keys=file_keys)
             view = _open_sqlite_views(app, home / "views.sqlite")
-        return Store(app, view, settings, "sqlite", str(home), clock, env)
+        return Store(app, view, settings, "sqlite", str(home), clock, env, file_keys)
     except Exception as error:  # any driver error opening the store is one user-facing message
         if isinstance(error, StoreError):
             raise
@@ -298,7 +332,8 @@ def open_memory_store(settings: Settings, clock: Clock = utc_now) -> Store:
     store, nothing on disk but the tombstone key in ``settings.home``.
     """
     env = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
-    return Store(MnemologApp(env=env), open_sqlite_view(":memory:"), settings, "memory", "memory", clock, env)
+    keys = MemoryKeys()
+    return Store(MnemologApp(env=env, keys=keys), open_sqlite_view(":memory:"), settings, "memory", "memory", clock, env, keys)
 
 
 

@@ -50,7 +50,7 @@ COMMANDS: dict[str, Entry] = {
     "reset": Entry("forget_commands", "Withdraw all memory, as events (the log and its history stay)."),
     "explain": Entry("history_commands", "The story of one memory, read only from the log (scoped like show: this project's and global items)."),
     "audit": Entry("history_commands", "What one consolidation changed, edit by edit, and what code overrode or rejected."),
-    "history": Entry("history_commands", "Memory at a past moment, rebuilt from the log."),
+    "history": Entry("history_commands", "Memory at a past moment, rebuilt from the log; or what one session was served (--session)."),
     "context": Entry("read_commands", "What an agent receives when a session starts: how to use memory, and the memory of this project and the user."),
     "search": Entry("read_commands", "Full-text search over current memory of this project and the user, best first."),
     "show": Entry("read_commands", "One memory item with its status, trust, validity, usage and evidence."),

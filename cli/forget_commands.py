@@ -52,6 +52,9 @@ def forget(
     dry_run: bool = typer.Option(False, "--dry-run", help="Show what would be retired and scrubbed; write nothing."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation (a terminal asks first)."),
     force: bool = typer.Option(False, "--force", help=f"Forget a value shorter than {MIN_VALUE} characters."),
+    erase: bool = typer.Option(
+        False, "--erase", help="Also make VALUE unreadable in the whole store, past events included (destroys the data keys of every text that carried it; cannot be undone)."
+    ),
     json_out: bool = JSON,
 ) -> None:
     """Forget for good: a value (tombstone), a session or an item. Enforced by code at every read and write."""
@@ -73,6 +76,13 @@ def forget(
                 f"the value is shorter than {MIN_VALUE} characters: it would match too much (give --force to forget it anyway)",
                 Exit.USAGE,
             )
+    if erase:
+        if value is None:
+            raise UserError("--erase takes a VALUE", Exit.USAGE)
+        if project:
+            raise UserError("--erase reaches the whole store: it takes no --project", Exit.USAGE)
+        _erase(text, reason, yes=yes, dry_run=dry_run, json_out=json_out)
+        return
     ask = not yes and not dry_run and not json_out and value != "-" and _on_terminal()
     with store() as s:
         uow = s
@@ -138,6 +148,43 @@ def forget(
         emit_json(data)
     else:
         console.print(message, highlight=False)
+
+
+def _erase(value: str, reason: str, *, yes: bool, dry_run: bool, json_out: bool) -> None:
+    from mnemolog.cli.memory_folder import follow_log, updated
+    from mnemolog.domain.services.erase import ERASE_REASON, erase_value
+
+    if not value.strip():
+        raise UserError("the value has no words to match", Exit.USAGE)
+    if not (yes or dry_run) and not typer.confirm(
+        "Erase this value from the whole store, past events included? This cannot be undone", default=False
+    ):
+        raise UserError("erase cancelled")
+    with store() as s:
+        given = reason if reason != "forgotten at the user's request" else ERASE_REASON
+        try:
+            result = erase_value(s, value, s.keys, s, given, dry_run=dry_run)
+        except ValueError as error:
+            raise UserError("the value has no words to match", Exit.USAGE) from error
+        folder = None if dry_run else follow_log(s)
+    data = {**result.as_dict(), "folder": str(folder) if folder else None}
+    if json_out:
+        emit_json(data)
+        return
+    kinds = ", ".join(f"{n} {kind}(s)" for kind, n in result.erased.items()) or "nothing"
+    if dry_run:
+        console.print(f"erase would re-record {kinds} under new keys and destroy the old ones (tombstone {result.tombstone_id})", highlight=False)
+    else:
+        console.print(
+            f"erased: tombstone {result.tombstone_id} placed (scope global); {len(result.retired)} item(s) retired; "
+            f"{kinds} re-recorded under new keys, {result.keys_destroyed} old key(s) destroyed; views rebuilt{updated(folder)}",
+            highlight=False,
+        )
+    if result.unsealed_events:
+        console.print(
+            f"[yellow]warning:[/yellow] {result.unsealed_events} event(s) recorded before sealing hold the value in clear and cannot be erased",
+            highlight=False,
+        )
 
 
 def lift(

@@ -192,15 +192,23 @@ def history(
     valid_at: str | None = typer.Option(None, "--valid-at", help="What memory holds to have been true at TIME (valid time)."),
     project: str | None = typer.Option(None, "--project", help="Only this project scope (plus global items)."),
     out: Path | None = typer.Option(None, "--out", help="Write the folder here (else print memory_summary.md)."),
+    session: str | None = typer.Option(
+        None, "--session", help="What this session (the agent's own id) was served, when, and why each item ranked where it did."
+    ),
     json_out: bool = JSON,
 ) -> None:
-    """Memory at a past moment, rebuilt from the log."""
+    """Memory at a past moment, rebuilt from the log; or what one session was served (--session)."""
     from mnemolog.adapters.folder_writer import FolderWriteError, write_folder
     from mnemolog.adapters.tokens import count_tokens
     from mnemolog.projections import as_of
 
+    if session is not None:
+        if as_of_ is not None or valid_at is not None or out is not None:
+            raise UserError("--session excludes --as-of, --valid-at and --out", Exit.USAGE)
+        _session_history(session.strip(), json_out)
+        return
     if (as_of_ is None) == (valid_at is None):
-        raise UserError("give exactly one of --as-of TIME or --valid-at TIME", Exit.USAGE)
+        raise UserError("give exactly one of --as-of TIME, --valid-at TIME or --session ID", Exit.USAGE)
     with store() as s:
         matcher = s.matcher()
         if as_of_ is not None:
@@ -232,6 +240,32 @@ def history(
             console.print(f"- {i['text']} [{i['scope']}] (valid from {i['valid_from']}) [item:{i['item']}]", highlight=False, markup=False)
     else:
         console.print(files.get("memory_summary.md", ""), highlight=False, markup=False)
+
+
+def _session_history(session: str, json_out: bool) -> None:
+    from mnemolog.domain.services.injections import session_history
+
+    with store() as s:
+        told = session_history(s.reads(), s.matcher(), session)
+    if json_out:
+        emit_json(told.as_dict())
+        return
+    if not told.servings:
+        raise UserError(f"no memory was served to session {session} (or it never gave its id)", Exit.NOT_FOUND)
+    data = told.as_dict()
+    console.print(
+        f"session {session}: served {len(told.servings)} time(s), {data['tokens']} tokens in all; cited {len(told.cited)} item(s)",
+        highlight=False, markup=False,
+    )
+    for serving in told.servings:
+        console.print(
+            f"  {serving['at']}  {serving['surface']}  {serving['project']}  {serving['tokens']} tokens, {len(serving['items'])} item(s)",
+            highlight=False, markup=False,
+        )
+        for item in serving["items"]:
+            title = item["title"] if item["title"] is not None else "(no longer readable)"
+            cited = "  [cited]" if item["cited"] else ""
+            console.print(f"    {item['rank']:>3}. {item['item_id']}  {title}: {item['why']}{cited}", highlight=False, markup=False)
 
 
 def register(app: typer.Typer) -> None:

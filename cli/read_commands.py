@@ -42,6 +42,7 @@ def context(
     hook: bool = typer.Option(False, "--hook", help="Run as an agent's SessionStart hook: read its JSON on stdin (the session's cwd); print nothing when nothing is remembered."),
     agent: str | None = typer.Option(None, "--agent", help="With --hook: the agent the instructions are written for (codex or claude-code)."),
     budget: int | None = typer.Option(None, "--budget", help="Token budget (default: the context_tokens setting)."),
+    session: str | None = typer.Option(None, "--session", help="The agent's session id, recorded with what it was served (`history --session`)."),
     json_out: bool = typer.Option(False, "--json", help="Print the SessionStart hook JSON (hookSpecificOutput.additionalContext) instead of plain text."),
 ) -> None:
     """What an agent receives when a session starts: how to use memory, and the memory of this project and the user."""
@@ -50,14 +51,18 @@ def context(
     if agent is not None and agent not in ("codex", "claude-code"):
         raise UserError(f"unknown agent {agent!r} (expected codex or claude-code)", Exit.USAGE)
     folder = cwd
+    given = _hook_input() if hook else {}
+    hook_session = given.get("session_id")
+    if session is None and isinstance(hook_session, str):
+        session = hook_session
     if folder is None and hook:
-        hook_folder = _hook_input().get("cwd")
+        hook_folder = given.get("cwd")
         folder = Path(hook_folder) if isinstance(hook_folder, str) and hook_folder.strip() else None
         if folder is not None and not folder.is_dir():
             folder = None  # the session's folder is gone: read the current one
     project = _scope(folder, project_key)
     with store() as s:
-        result = context_for(s, project, budget, agent if hook else None)
+        result = context_for(s, project, budget, agent if hook else None, session=session, surface="hook" if hook else "context")
     if hook:
         from mnemolog.domain import served_memory
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from mnemolog.adapters.bootstrap import Store
 from mnemolog.adapters.tokens import TOKENIZER, count_tokens
-from mnemolog.domain.services import read
+from mnemolog.domain.services import injections, read
 from mnemolog.projections.rendered_folder import folder_files
 from mnemolog.prompts import load_prompt, render
 
@@ -40,16 +40,25 @@ def hook_instructions(project: str, agent: str) -> str:
     return render(load_prompt("read_path_hook"), project=f"{read.project_label(project)}, scope {project}", **wording)
 
 
-def context_for(store: Store, project: str, budget: int | None = None, agent: str | None = None) -> read.Context:
+def context_for(
+    store: Store,
+    project: str,
+    budget: int | None = None,
+    agent: str | None = None,
+    *,
+    session: str | None = None,
+    surface: str = "context",
+) -> read.Context:
     """What a session in ``project`` receives at start, within ``budget`` tokens (default: the context_tokens setting).
 
     With ``agent`` (a SessionStart hook), the instructions are the short ones written for that agent.
+    Recorded in the injection log as served to ``session`` through ``surface``.
     """
     limit = store.settings.context_tokens if budget is None else budget
     if agent is not None:
         limit -= HOOK_MARK_TOKENS  # the hook wraps the text in served-memory tags, within the budget
     text = instructions(project) if agent is None else hook_instructions(project, agent)
-    return read.context(store.reads(), store.matcher(), TOKENIZER, text, project, limit)
+    return injections.served_context(store, TOKENIZER, text, project, limit, session=session, surface=surface)
 
 
 def memory_folder(store: Store, project: str) -> dict[str, str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, ClassVar
 from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.domain import event
@@ -51,6 +51,7 @@ class Consolidation(EventSourced):
     class Completed(EventSourced.Event):
         """The run's edits were applied (saved in the same transaction)."""
 
+        sealed: ClassVar[tuple[str, ...]] = ("user_profile",)
         added: int
         revised: int
         retired: int
@@ -72,6 +73,7 @@ class Consolidation(EventSourced):
     class Failed(EventSourced.Event):
         """Nothing of the run was applied."""
 
+        sealed: ClassVar[tuple[str, ...]] = ("error", "rejected.*.edit", "rejected.*.reason")  # may quote what the model wrote
         error: str
         rejected: tuple[Override, ...] = ()
         model: str = ""
@@ -84,6 +86,7 @@ class Consolidation(EventSourced):
     class EditsRejected(EventSourced.Event):
         """Code turned down some edits of one round's plan (each with its reason); the others may apply."""
 
+        sealed: ClassVar[tuple[str, ...]] = ("rejected.*.edit", "rejected.*.reason")
         round: int
         proposed: int
         rejected: tuple[Override, ...]
@@ -93,6 +96,7 @@ class Consolidation(EventSourced):
     class PlanRefused(EventSourced.Event):
         """Code refused one round's whole plan for what must never pass (a tombstoned value, a scope violation)."""
 
+        sealed: ClassVar[tuple[str, ...]] = ("reason", "rejected.*.edit", "rejected.*.reason")
         round: int
         proposed: int
         reason: str
@@ -103,12 +107,14 @@ class Consolidation(EventSourced):
     class RepairRequested(EventSourced.Event):
         """The model was handed its plan back with the reasons and asked to answer again."""
 
+        sealed: ClassVar[tuple[str, ...]] = ("problems.*",)
         round: int
         problems: tuple[str, ...]
 
     class ModelFailed(EventSourced.Event):
         """One round's model call gave no plan (an error, an unparseable, cut-off or looping answer)."""
 
+        sealed: ClassVar[tuple[str, ...]] = ("error",)
         round: int
         error: str
         model: str = ""
@@ -116,17 +122,29 @@ class Consolidation(EventSourced):
     class FellBack(EventSourced.Event):
         """No usable edit remained: the offline consolidator planned this run from the same inputs."""
 
+        sealed: ClassVar[tuple[str, ...]] = ("reason",)
         reason: str
         consolidator: str
 
     class ProfileScrubbed(EventSourced.Event):
         """Tombstoned values were cut out of the run's user profile."""
 
+        sealed: ClassVar[tuple[str, ...]] = ("user_profile",)
         tombstone_ids: tuple[UUID, ...]
         user_profile: str
 
         def apply(self, aggregate: Any) -> None:
             """Replace the profile."""
+            aggregate.user_profile = self.user_profile
+
+    class Rerecorded(EventSourced.Event):
+        """The run's user profile, recorded again under a new data key (an erase destroyed the old keys)."""
+
+        sealed: ClassVar[tuple[str, ...]] = ("user_profile",)
+        user_profile: str
+
+        def apply(self, aggregate: Any) -> None:
+            """The profile as it stood when re-recorded."""
             aggregate.user_profile = self.user_profile
 
     @event(Started)
@@ -181,6 +199,10 @@ class Consolidation(EventSourced):
     def fall_back(self, reason: str, consolidator: str) -> None:
         """Record that the offline consolidator planned the run."""
         self.trigger_event(self.FellBack, reason=reason, consolidator=consolidator)
+
+    def rerecord(self, matcher: Any) -> None:
+        """Record the profile again, ``matcher``'s values cut out (an erase: under a new key)."""
+        self.trigger_event(self.Rerecorded, user_profile=matcher.scrub(self.user_profile, None)[0])
 
     def fail(self, error: str, rejected: tuple[Override, ...] = (), model: str = "", prompt_hash: str = "") -> None:
         """Record that nothing was applied."""

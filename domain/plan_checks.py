@@ -23,6 +23,7 @@ from typing import Literal
 from uuid import UUID
 
 from mnemolog.domain.consolidation import Override
+from mnemolog.domain.holes import has_hole
 from mnemolog.domain.plan import GLOBAL_SCOPE, ConsolidationPlan, Edit, ItemKindName
 from mnemolog.domain.reads import ItemRow
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher
@@ -66,6 +67,8 @@ def _edit_problem(
     scope = target.scope if (target is not None and edit.op == "revise") else edit.scope
     if matcher.withholds(edit, scope):
         return "refuse", "the edit contains a forgotten value (tombstone)"
+    if _holed(edit):
+        return "drop", "the edit carries text cut out by a tombstone (a placeholder, not memory)"
     unknown = [str(i) for i in sessions if i not in selected_scopes] + bad
     if unknown:
         return "drop", "evidence names sessions that were not selected: " + ", ".join(sorted(unknown))
@@ -210,6 +213,34 @@ def _applicable(plan: ConsolidationPlan, handles: Mapping[str, ItemRow]) -> tupl
     return kept, dropped
 
 
+def _holed(item: ItemRow | Edit) -> bool:
+    return any(has_hole(text) for text in (item.title, item.text, item.task_group, *item.keywords))
+
+
+def holed_edits(plan: ConsolidationPlan, handles: Mapping[str, ItemRow]) -> tuple[ConsolidationPlan, list[Override]]:
+    """Adds and revises that carry a hole where a forgotten value was cut out: dropped one by one.
+
+    Such an edit would bring a placeholder back into memory ("use [forgotten]
+    for tests"); the rest of the plan still applies.
+    """
+    kept: list[Edit] = []
+    dropped: list[Override] = []
+    for index, edit in enumerate(plan.edits):
+        if edit.op in ("add", "revise") and _holed(edit):
+            target = handles.get(edit.target or "")
+            dropped.append(
+                Override(
+                    action="rejected",
+                    reason="the edit carries text cut out by a tombstone (a placeholder, not memory)",
+                    edit=describe_edit(edit, index),
+                    item_id=target.item_id if target is not None else None,
+                )
+            )
+            continue
+        kept.append(edit)
+    return plan.model_copy(update={"edits": tuple(kept)}), dropped
+
+
 def code_retirements(
     items: Sequence[ItemRow],
     live_evidence: frozenset[UUID],
@@ -233,4 +264,7 @@ def code_retirements(
             continue
         if matcher.withholds(item, item.scope):
             retirements.append(Override(action="retired", item_id=item.item_id, reason="contains a forgotten value (tombstone)"))
+            continue
+        if _holed(item):
+            retirements.append(Override(action="retired", item_id=item.item_id, reason="its text has a hole where a forgotten value was cut out"))
     return retirements

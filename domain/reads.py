@@ -40,9 +40,11 @@ class ItemRow:
     created_at: datetime | None = None
     updated_at: datetime | None = None
     revision: int = 1
-    use_count: int = 0
+    use_count: int = 0  # times cited (what agents said they used)
     last_used: datetime | None = None
     pinned: bool = False  # a person pinned it: first in context and the folder
+    served_count: int = 0  # times served by a read (hook, context, MCP), cited or not
+    last_served: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -171,6 +173,30 @@ class RunRow:
     retired: int
     invalidated: int
     error: str | None
+
+
+@dataclass(frozen=True)
+class InjectionRow:
+    """One serving of memory to a session, as the injection log recorded it."""
+
+    injection_id: UUID
+    session: str | None
+    project: str
+    surface: str
+    served_at: datetime | None
+    tokens: int
+    items: tuple[dict[str, object], ...]  # ServedItem fields: item_id, rank, trust, citations, updated_at, score, why
+
+
+@dataclass(frozen=True)
+class CitationRow:
+    """One recorded citation: who cited which items, when."""
+
+    citation_id: UUID
+    citing_session: str | None
+    source: str
+    cited_at: datetime | None
+    item_ids: tuple[UUID, ...]
 
 
 class SessionReads(Protocol):
@@ -323,6 +349,18 @@ class ConsolidationReads(Protocol):
         ...
 
 
+class InjectionReads(Protocol):
+    """The injection log and the citations (what a session was served, and what it cited)."""
+
+    def injections(self, session: str) -> list[InjectionRow]:
+        """Every serving of memory to ``session`` (the agent's own id), oldest first."""
+        ...
+
+    def citations_by(self, session: str) -> list[CitationRow]:
+        """Every citation ``session`` recorded, oldest first."""
+        ...
+
+
 class TombstoneReads(Protocol):
     """The tombstones view."""
 
@@ -351,5 +389,7 @@ class IdReads(Protocol):
         ...
 
 
-class MemoryReads(SessionReads, ItemReads, NoteReads, ConsolidationReads, TombstoneReads, IdReads, Protocol):
+class MemoryReads(
+    SessionReads, ItemReads, NoteReads, ConsolidationReads, TombstoneReads, IdReads, InjectionReads, Protocol
+):
     """Every view, as one port."""

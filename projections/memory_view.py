@@ -15,6 +15,7 @@ from typing import Any
 
 from mnemolog.domain.citation import Citation
 from mnemolog.domain.consolidation import Consolidation, PhaseTwoLease
+from mnemolog.domain.injection import Injection
 from mnemolog.domain.memory_item import ItemStatus, MemoryItem
 from mnemolog.domain.note import Note
 from mnemolog.domain.session import Session, SessionFacts
@@ -110,6 +111,12 @@ def _session(sql: Sql, e: Any) -> None:
         for name in ("first_user_message", "rollout_summary", "rollout_slug", "raw_memory", "cwd", "git_branch", "path"):
             if getattr(e, name, None) is not None:
                 values[name] = getattr(e, name)
+    elif isinstance(e, Session.Rerecorded):
+        row = sql.one(f"SELECT mode, pruned, deleted, extraction_status FROM {table('sessions')} WHERE id = ?", [sid])
+        if row is not None and row["mode"] == "enabled" and not row["pruned"] and not row["deleted"]:
+            values["first_user_message"] = e.first_user_message
+            if row["extraction_status"] == "extracted":
+                values.update(rollout_summary=e.rollout_summary, rollout_slug=e.rollout_slug, raw_memory=e.raw_memory)
     elif isinstance(e, Session.EligibilityAssessed):
         values.update(eligible=int(e.eligible), eligibility_reasons=js(list(e.reasons)))
     elif isinstance(e, Session.ExtractionClaimed):
@@ -267,6 +274,12 @@ def _item(sql: Sql, e: Any) -> None:
         values["scope"] = e.scope
         if row["status"] == ItemStatus.ACTIVE.value:
             _search_put(sql, iid, e.scope, row["kind"], row["title"] or "", row["text"] or "", tuple(json.loads(row["keywords"] or "[]")))
+    elif isinstance(e, MemoryItem.Rerecorded):
+        values["task_group"] = e.task_group
+        if row["status"] != ItemStatus.RETIRED.value:  # a retired item's text has left the view
+            values.update(title=e.title, text=e.text, keywords=js(list(e.keywords)))
+        if row["status"] == ItemStatus.ACTIVE.value:
+            _search_put(sql, iid, row["scope"], row["kind"], e.title, e.text, e.keywords)
     _update(sql, "items", iid, values)
 
 
@@ -307,7 +320,7 @@ def _consolidation(sql: Sql, e: Any) -> None:
                 "output_tokens": e.output_tokens,
             },
         )
-    elif isinstance(e, Consolidation.ProfileScrubbed):
+    elif isinstance(e, (Consolidation.ProfileScrubbed, Consolidation.Rerecorded)):
         _update(sql, "consolidations", cid, {"user_profile": e.user_profile})
     elif isinstance(e, Consolidation.Failed):
         _update(
@@ -338,12 +351,46 @@ def context_rank(trust: str) -> int:
 
 def _citation(sql: Sql, e: Citation.Recorded) -> None:
     at = iso(e.cited_at)
+    _insert(
+        sql,
+        "citations",
+        {
+            "id": str(e.originator_id),
+            "citing_session": e.citing_session,
+            "source": e.source,
+            "cited_at": at,
+            "items": js(sorted({str(i) for i in e.item_ids})),
+        },
+    )
     for sid in sorted({str(s) for s in e.session_ids}):
         _bump(sql, "session_usage", "session_id", sid, at)
     for iid in sorted({str(i) for i in e.item_ids}):
         _bump(sql, "item_usage", "item_id", iid, at)
         # The count also lives on the item row, so context reads items in rank order from an index.
         sql.run(f"UPDATE {table('items')} SET use_count = COALESCE(use_count, 0) + 1 WHERE id = ?", [iid])
+
+
+def _injection(sql: Sql, e: Injection.Served) -> None:
+    at = iso(e.served_at)
+    _insert(
+        sql,
+        "injections",
+        {
+            "id": str(e.originator_id),
+            "session": e.session,
+            "project": e.project,
+            "surface": e.surface,
+            "served_at": at,
+            "tokens": e.tokens,
+            "items": js([i.model_dump(mode="json") for i in e.items]),
+        },
+    )
+    for iid in sorted({str(i.item_id) for i in e.items}):
+        row = sql.one(f"SELECT served_count FROM {table('item_serving')} WHERE item_id = ?", [iid])
+        if row is None:
+            _insert(sql, "item_serving", {"item_id": iid, "served_count": 1, "last_served": at})
+        else:
+            _update(sql, "item_serving", iid, {"served_count": int(row["served_count"]) + 1, "last_served": at}, key="item_id")
 
 
 def _tombstone(sql: Sql, e: Any) -> None:
@@ -388,7 +435,7 @@ def _note(sql: Sql, e: Any) -> None:
                 "withdrawn": 0,
             },
         )
-    elif isinstance(e, Note.Scrubbed):
+    elif isinstance(e, (Note.Scrubbed, Note.Rerecorded)):
         _update(sql, "notes", nid, {"text": e.text})
     elif isinstance(e, Note.Applied):
         _update(sql, "notes", nid, {"applied_by": str(e.consolidation_id)})
@@ -405,6 +452,7 @@ HANDLERS: tuple[tuple[type, Callable[[Sql, Any], None]], ...] = (
     (MemoryItem.Event, _item),
     (Consolidation.Event, _consolidation),
     (Citation.Recorded, _citation),
+    (Injection.Served, _injection),
     (Tombstone.Event, _tombstone),
     (Note.Event, _note),
     (PhaseTwoLease.Event, _ignore),

@@ -12,7 +12,9 @@ from mnemolog.domain.consolidation import SelectedInput
 from mnemolog.domain.plan import GLOBAL_SCOPE
 from mnemolog.domain.reads import (
     ID_KINDS,
+    CitationRow,
     EvidenceSession,
+    InjectionRow,
     ItemRow,
     NoteRow,
     RunRow,
@@ -66,6 +68,8 @@ def item_row(r: dict[str, Any]) -> ItemRow:
         use_count=int(r.get("use_count") or 0),
         last_used=when(r.get("last_used")),
         pinned=bool(r.get("pinned") or 0),
+        served_count=int(r.get("served_count") or 0),
+        last_served=when(r.get("last_served")),
     )
 
 
@@ -116,7 +120,10 @@ def _like_escaped(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-_WITH_USAGE = f"SELECT i.*, u.use_count, u.last_used FROM {table('items')} i LEFT JOIN {table('item_usage')} u ON u.item_id = i.id"
+_WITH_USAGE = (
+    f"SELECT i.*, u.use_count, u.last_used, v.served_count, v.last_served FROM {table('items')} i "
+    f"LEFT JOIN {table('item_usage')} u ON u.item_id = i.id LEFT JOIN {table('item_serving')} v ON v.item_id = i.id"
+)
 
 
 class ViewReads:
@@ -378,6 +385,26 @@ class ViewReads:
                 invalidated=int(r["invalidated"] or 0),
                 error=r["error"],
             )
+            for r in rows
+        ]
+
+    # injections and citations ---------------------------------------------------
+    def injections(self, session: str) -> list[InjectionRow]:
+        """Every serving of memory to ``session``, oldest first."""
+        rows = self.query(f"SELECT * FROM {table('injections')} WHERE session = ? ORDER BY served_at, id", [session])
+        return [
+            InjectionRow(
+                UUID(r["id"]), r["session"], r["project"], r["surface"], when(r["served_at"]), int(r["tokens"] or 0),
+                tuple(json.loads(r["items"] or "[]")),
+            )
+            for r in rows
+        ]
+
+    def citations_by(self, session: str) -> list[CitationRow]:
+        """Every citation ``session`` recorded, oldest first."""
+        rows = self.query(f"SELECT * FROM {table('citations')} WHERE citing_session = ? ORDER BY cited_at, id", [session])
+        return [
+            CitationRow(UUID(r["id"]), r["citing_session"], r["source"], when(r["cited_at"]), tuple(UUID(i) for i in json.loads(r["items"] or "[]")))
             for r in rows
         ]
 

@@ -27,6 +27,10 @@ TABLES: dict[str, str] = {
     "item_evidence": "item_id TEXT, session_id TEXT, PRIMARY KEY (item_id, session_id)",
     "session_usage": "session_id TEXT PRIMARY KEY, use_count INTEGER, last_used TEXT",
     "item_usage": "item_id TEXT PRIMARY KEY, use_count INTEGER, last_used TEXT",
+    # served is not cited: what reads handed an item out, apart from what agents said they used
+    "item_serving": "item_id TEXT PRIMARY KEY, served_count INTEGER, last_served TEXT",
+    "injections": "id TEXT PRIMARY KEY, session TEXT, project TEXT, surface TEXT, served_at TEXT, tokens INTEGER, items TEXT",
+    "citations": "id TEXT PRIMARY KEY, citing_session TEXT, source TEXT, cited_at TEXT, items TEXT",
     "consolidations": """
         id TEXT PRIMARY KEY, status TEXT, started_at TEXT, ended_at TEXT, worker TEXT, model TEXT,
         selection TEXT, diff TEXT, added INTEGER, revised INTEGER, retired INTEGER,
@@ -54,6 +58,8 @@ INDEXES: tuple[tuple[str, str, str], ...] = (
     ("item_evidence_session", "item_evidence", "session_id"),
     # context reads items in rank order from here and stops at its budget (no sort of every item)
     ("items_context", "items", "scope, status, pinned DESC, context_rank, use_count DESC, updated_at DESC, id"),
+    ("injections_session", "injections", "session, served_at"),
+    ("citations_session", "citations", "citing_session"),
 )
 
 PREFIX = "mnemolog_view_"

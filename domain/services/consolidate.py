@@ -36,6 +36,7 @@ from mnemolog.domain.consolidation import (
     PhaseTwoLease,
     SelectedInput,
 )
+from mnemolog.domain.holes import without_holes
 from mnemolog.domain.memory_item import EditedBy, ItemStatus, MemoryItem
 from mnemolog.domain.note import Note
 from mnemolog.domain.plan import ConsolidationPlan
@@ -446,15 +447,15 @@ def _request(
                 scope=sessions[s.session_id].scope,
                 cwd=sessions[s.session_id].cwd,
                 updated_at=sessions[s.session_id].updated_at,
-                rollout_summary=sessions[s.session_id].rollout_summary,
-                raw_memory=sessions[s.session_id].raw_memory,
+                rollout_summary=without_holes(sessions[s.session_id].rollout_summary),  # cut text teaches nothing
+                raw_memory=without_holes(sessions[s.session_id].raw_memory),
                 change=change(s.session_id),
             )
             for s in selection
             if s.session_id in sessions
         ],
         removed_sessions=[str(s) for s in input_diff.removed],
-        notes=[NoteForModel(str(n.note_id), n.intent, n.scope, n.text) for n in notes],
+        notes=[NoteForModel(str(n.note_id), n.intent, n.scope, without_holes(n.text)) for n in notes],
     )
 
 

@@ -22,6 +22,7 @@ from eventsourcing.persistence import IntegrityError
 from mnemolog.domain.application import MnemologApp
 from mnemolog.domain.eligibility import EligibilityPolicy, assess_eligibility, eligible_at
 from mnemolog.domain.extraction import StageOneOutput
+from mnemolog.domain.holes import has_hole, transcript_without_holes, without_holes
 from mnemolog.domain.ports import Extractor, ModelError, Progress, Redactor, no_progress
 from mnemolog.domain.services.unit_of_work import UnitOfWork, owner_alive, worker_name
 from mnemolog.domain.session import ClaimRefused, Session
@@ -205,7 +206,7 @@ def extract_session(
     claimed_version = session.version
 
     try:
-        answer = extractor.extract(transcript_of(session))
+        answer = extractor.extract(transcript_without_holes(transcript_of(session)))  # cut text teaches nothing
         error: ModelError | None = None
     except ModelError as failure:
         error = failure
@@ -279,7 +280,9 @@ def scrub_output(
 ) -> tuple[StageOneOutput, int, tuple[UUID, ...]]:
     """A model's answer with secrets redacted and tombstoned values cut out (guarantees 1 and 5).
 
-    Returns the clean answer, how many secrets were redacted and which tombstones matched.
+    A line the cut left a hole in is dropped whole (``domain.holes``): memory
+    learned from it would carry the hole. Returns the clean answer, how many
+    secrets were redacted and which tombstones matched.
     """
     redactions = 0
     hits: set[UUID] = set()
@@ -293,5 +296,8 @@ def scrub_output(
         redactions += count
         value, ids = matcher.scrub(value, scope)
         hits.update(ids)
-        fields[name] = value
+        if name == "rollout_slug":
+            fields[name] = None if has_hole(value) else value
+        else:
+            fields[name] = without_holes(value)
     return StageOneOutput.model_validate(fields), redactions, tuple(sorted(hits, key=str))

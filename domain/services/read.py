@@ -89,6 +89,7 @@ def item_dict(item: ItemRow) -> dict[str, Any]:
         "use_count": item.use_count,
         "last_used": _iso(item.last_used),
         "pinned": item.pinned,
+        "served_count": item.served_count,
     }
 
 
@@ -105,6 +106,7 @@ class Context:
     project: str
     item_ids: tuple[UUID, ...]
     more: int  # current items of the project that did not fit
+    items: tuple[ItemRow, ...] = ()  # the items shown, in order (what the injection log records)
 
 
 def _context_line(item: ItemRow, label: str) -> str:
@@ -153,6 +155,7 @@ def context(
     if used > budget:
         text = tokenizer.truncate(head_text, budget)
         return Context(text, tokenizer.count(text), budget, project, (), 0)
+    rows: list[ItemRow] = []
     lines: list[str] = []
     shown: list[UUID] = []
     withheld = 0
@@ -172,6 +175,7 @@ def context(
                 break
             lines.append(line)
             shown.append(item.item_id)
+            rows.append(item)
             used += cost
         if len(page) < CONTEXT_PAGE:
             break
@@ -186,10 +190,11 @@ def context(
     while tokenizer.count(text) > budget and shown:  # per-line counts can differ from the joined text by a token or two
         lines.pop()
         shown.pop()
+        rows.pop()
         text = compose()
     if tokenizer.count(text) > budget:  # not even the closing lines fit: the head alone (it fits)
         text = head_text
-    return Context(text, tokenizer.count(text), budget, project, tuple(shown), current - len(shown))
+    return Context(text, tokenizer.count(text), budget, project, tuple(shown), current - len(shown), tuple(rows))
 
 
 # ------------------------------------------------------------------ search
