@@ -47,17 +47,20 @@ def context_for(
     agent: str | None = None,
     *,
     session: str | None = None,
-    surface: str = "context",
+    surface: str | None = "context",
 ) -> read.Context:
     """What a session in ``project`` receives at start, within ``budget`` tokens (default: the context_tokens setting).
 
     With ``agent`` (a SessionStart hook), the instructions are the short ones written for that agent.
-    Recorded in the injection log as served to ``session`` through ``surface``.
+    Recorded in the injection log as served to ``session`` through ``surface``; not recorded when
+    ``surface`` is None (a preview, such as the web page's, serves no session).
     """
     limit = store.settings.context_tokens if budget is None else budget
     if agent is not None:
         limit -= HOOK_MARK_TOKENS  # the hook wraps the text in served-memory tags, within the budget
     text = instructions(project) if agent is None else hook_instructions(project, agent)
+    if surface is None:
+        return read.context(store.reads(), store.matcher(), TOKENIZER, text, project, limit)
     return injections.served_context(store, TOKENIZER, text, project, limit, session=session, surface=surface)
 
 

@@ -16,7 +16,7 @@ def context(request: Request) -> Response:
     with opened(request) as s:
         scopes = known_scopes(s.reads())
         project = request.query_params.get("project") or next((p for p in scopes if p != GLOBAL), GLOBAL)
-        given = context_for(s, project)
+        given = context_for(s, project, surface=None)  # a preview: no session was served
     return page(request, "context.html", title="What the next session gets", scopes=scopes, project=project, context=given)
 
 

@@ -52,7 +52,7 @@ def test_the_next_session_page_shows_exactly_what_context_prints(store: Store) -
     client, _ = web_client(store)
 
     html = client.get("/context", params={"project": API}).text
-    expected = context_for(store, API)
+    expected = context_for(store, API, surface=None)
 
     assert text_of(html).count(f"{expected.tokens} tokens of a {expected.budget}-token budget") == 1
     shown = html.split('<pre id="context-text">', 1)[1].split("</pre>", 1)[0]
@@ -102,12 +102,12 @@ def test_accept_reject_and_doubt_are_events_the_context_follows_at_once(store: S
 
     accepted = post(client, access, f"/items/{second}/review", verdict="accepted", back="/review")
     assert accepted.url.path == "/review" and notice(accepted.text) == f"item {second[:8]} is now accepted"
-    context = context_for(store, API).text
+    context = context_for(store, API, surface=None).text
     assert context.index(second) < context.index(first)
 
     rejected = post(client, access, f"/items/{first}/review", verdict="rejected")
     assert rejected.url.path == f"/items/{first}" and "trust rejected" in text_of(rejected.text)
-    assert first not in context_for(store, API).text
+    assert first not in context_for(store, API, surface=None).text
     assert first not in client.get("/review").text  # rejected items leave the queue
 
     again = post(client, access, f"/items/{second[:8]}/review", verdict="accepted")  # a prefix names it
@@ -125,14 +125,14 @@ def test_edit_pin_and_scope_change_show_on_the_item_page_and_in_context(store: S
     edited = post(client, access, f"/items/{lint}/edit", title="Lint", text="Run make lint and make typecheck before pushing.", reason="typecheck too")
     assert notice(edited.text) == f"item {lint[:8]} edited"
     assert "<ins>" in edited.text and "typecheck" in edited.text.split("<ins>", 1)[1]
-    assert "make typecheck" in context_for(store, API).text
+    assert "make typecheck" in context_for(store, API, surface=None).text
 
     pinned = post(client, access, f"/items/{lint}/pin", pinned="1")
     assert notice(pinned.text) == f"item {lint[:8]} now pinned" and "pinned" in text_of(pinned.text)
 
     moved = post(client, access, f"/items/{lint}/scope", scope="global")
     assert notice(moved.text) == f"item {lint[:8]} moved to user-wide"
-    assert lint in context_for(store, WEB).text  # user-wide memory reaches every project
+    assert lint in context_for(store, WEB, surface=None).text  # user-wide memory reaches every project
     story = text_of(client.get(f"/items/{lint}").text)
     assert "edited by user" in story and "pinned" in story and "scope changed" in story
 
