@@ -229,3 +229,20 @@ def test_forget_on_a_terminal_asks_first_and_a_no_writes_nothing(env: dict[str, 
     assert events(env) > before
     code, screen = _on_a_terminal(["forget", "npm test", "--yes"], env, "n")
     assert code == 0 and "Forget for good?" not in screen, screen
+
+
+def test_run_never_retires_memory_silently_and_a_pinned_item_is_kept(env: dict[str, str], built: dict[str, Any]) -> None:
+    keep = items(env, "--project", CODEMIE, "--kind", "knowledge")[0]["id"]
+    assert run_cli("pin", keep[:8], "--project", CODEMIE, env=env).code == 0
+    active = {i["id"] for i in items(env, "--all", "--status", "active")}
+
+    ran = run_cli("run", str(built["sessions"]), env=env)  # the 30-day window: the fixtures' sessions are older
+
+    assert ran.code == 0, ran.err
+    left = active - {i["id"] for i in items(env, "--all", "--status", "active")}
+    assert left and keep not in left
+    assert f"retired {len(left)} item(s)" in ran.out and "retention window" in ran.out
+    assert "mnemolog pin ID" in ran.out and "run --all" in ran.out
+    assert all(i[:8] in ran.out for i in sorted(left)[:10])
+    assert f"code rejected item {keep}: I" in run_cli("audit", env=env).out and "is pinned by the user: kept" in run_cli("audit", env=env).out
+    assert keep in folder_text(env)
