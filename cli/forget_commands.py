@@ -73,18 +73,22 @@ def forget(
                 f"the value is shorter than {MIN_VALUE} characters: it would match too much (give --force to forget it anyway)",
                 Exit.USAGE,
             )
-    ask = not yes and not dry_run and not json_out and value != "-" and _on_terminal()
+    ask = not yes and not dry_run and value != "-" and _on_terminal()
     with store() as s:
         uow = s
         scope = resolve_scope(project, global_)
-        try:
-            if session:
-                reference = session.strip()
-                if s.reads().resolve_session(reference) is None and _short_id(reference):
-                    reference = str(options.resolve_id(s.reads(), "sessions", reference))
+        if session:
+            reference = session.strip()
+            if s.reads().resolve_session(reference) is None and _short_id(reference):
+                reference = str(options.resolve_id(s.reads(), "sessions", reference))
+        elif item:
+            item_id = options.resolve_id(s.reads(), "items", item)
+        try:  # the preview is computed only to print it or to ask
+            if not (dry_run or ask):
+                preview = None
+            elif session:
                 preview = previews.preview_forget_session(uow, reference)
             elif item:
-                item_id = options.resolve_id(s.reads(), "items", item)
                 preview = previews.preview_forget_item(uow, item_id)
             else:
                 preview = previews.preview_forget_value(uow, text, scope)
@@ -92,7 +96,7 @@ def forget(
             raise UserError(str(error), Exit.NOT_FOUND) from error
         except ValueError as error:
             raise UserError("the value has no words to match", Exit.USAGE) from error
-        if dry_run:
+        if dry_run and preview is not None:
             data = preview.as_dict()
             message = f"dry run: forgetting would leave {_preview_line(preview)}; nothing was written"
             for row in preview.retired:
@@ -102,7 +106,7 @@ def forget(
             else:
                 console.print(message, highlight=False, markup=False)
             return
-        if ask and not typer.confirm(f"Forget for good? This leaves {_preview_line(preview)}.", default=False):
+        if ask and preview is not None and not typer.confirm(f"Forget for good? This leaves {_preview_line(preview)}.", default=False, err=True):
             raise UserError("forget cancelled: nothing was written")
         if session:
             try:

@@ -119,8 +119,13 @@ def list_(
         emit_json({"what": what, "project": project, what: rows})
         return
     if not lines:
-        where = "any project" if project is None else f"{project} (or global)"
-        console.print(f"no {what} in {where} match", highlight=False, markup=False)
+        if what == "runs":
+            where = ""
+        elif project is None:
+            where = " in any project"
+        else:
+            where = f" in {project}" + (" (or global)" if what != "sessions" else "")
+        console.print(f"no {what}{where} match", highlight=False, markup=False)
         return
     for line in lines:
         console.print(line, highlight=False, markup=False, soft_wrap=True)
