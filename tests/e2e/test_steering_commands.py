@@ -246,3 +246,27 @@ def test_run_never_retires_memory_silently_and_a_pinned_item_is_kept(env: dict[s
     assert all(i[:8] in ran.out for i in sorted(left)[:10])
     assert f"code rejected item {keep}: I" in run_cli("audit", env=env).out and "is pinned by the user: kept" in run_cli("audit", env=env).out
     assert keep in folder_text(env)
+
+
+def test_history_shows_memory_before_and_after_an_edit_and_a_scope_change(env: dict[str, str], tmp_path: Path) -> None:
+    from datetime import UTC, datetime
+
+    target = items(env, "--project", CODEMIE, "--kind", "knowledge")[0]
+    time.sleep(0.01)
+    before = datetime.now(UTC).isoformat()
+    time.sleep(0.01)
+    assert run_cli("edit", target["id"][:8], "Build with `npm run build:ci` only.", "--project", CODEMIE, env=env).code == 0
+    assert run_cli("scope", target["id"][:8], "--user", "--from", CODEMIE, env=env).code == 0
+
+    then = run_cli("history", "--as-of", before, "--out", str(tmp_path / "then"), "--json", env=env)
+    now = run_cli("history", "--as-of", datetime.now(UTC).isoformat(), "--out", str(tmp_path / "now"), "--json", env=env)
+
+    assert then.code == 0 and now.code == 0, then.err + now.err
+    old = (tmp_path / "then" / "MEMORY.md").read_text()
+    new = (tmp_path / "now" / "MEMORY.md").read_text()
+    assert "npm run build:ci" not in old and "npm run build:ci" in new
+    elsewhere = tmp_path / "elsewhere"
+    user_wide = run_cli(
+        "history", "--as-of", datetime.now(UTC).isoformat(), "--project", "git:github.com/user/project", "--out", str(elsewhere), env=env
+    )
+    assert user_wide.code == 0 and "npm run build:ci" in (elsewhere / "MEMORY.md").read_text()  # user-wide: every project has it
