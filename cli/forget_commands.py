@@ -28,15 +28,16 @@ def _on_terminal() -> bool:
 
 
 def _preview_line(preview: Any) -> str:
-    parts = [f"{len(preview.retired)} item(s) retired"]
+    """What a preview says the command would do, as a verb phrase ("retire 2 item(s), scrub 3 session(s)")."""
+    parts = [f"retire {len(preview.retired)} item(s)"]
     if preview.deleted_session:
-        parts.insert(0, f"session {preview.deleted_session} deleted")
+        parts.insert(0, f"delete session {preview.deleted_session}")
     if preview.action in ("forget-value", "forget-item"):
-        parts.append(f"{len(preview.scrubbed_sessions)} session(s) scrubbed")
+        parts.append(f"scrub {len(preview.scrubbed_sessions)} session(s)")
         if preview.scrubbed_notes:
-            parts.append(f"{preview.scrubbed_notes} note(s) scrubbed")
+            parts.append(f"scrub {preview.scrubbed_notes} note(s)")
     if preview.action == "prune":
-        parts.insert(0, f"{len(preview.pruned_sessions)} extraction(s) pruned")
+        parts.insert(0, f"prune {len(preview.pruned_sessions)} extraction(s)")
     return ", ".join(parts)
 
 
@@ -98,7 +99,7 @@ def forget(
             raise UserError("the value has no words to match", Exit.USAGE) from error
         if dry_run and preview is not None:
             data = preview.as_dict()
-            message = f"dry run: forgetting would leave {_preview_line(preview)}; nothing was written"
+            message = f"dry run: forget would {_preview_line(preview)}; nothing was written"
             for row in preview.retired:
                 message += f"\n  would retire {str(row.item_id)[:8]}  {row.kind}  {row.scope}"
             if json_out:
@@ -106,7 +107,7 @@ def forget(
             else:
                 console.print(message, highlight=False, markup=False)
             return
-        if ask and preview is not None and not typer.confirm(f"Forget for good? This leaves {_preview_line(preview)}.", default=False, err=True):
+        if ask and preview is not None and not typer.confirm(f"Forget for good? This will {_preview_line(preview)}.", default=False, err=True):
             raise UserError("forget cancelled: nothing was written")
         if session:
             try:
@@ -182,7 +183,7 @@ def prune(
             if json_out:
                 emit_json(preview.as_dict())
             else:
-                console.print(f"dry run: prune would leave {_preview_line(preview)}; nothing was written", highlight=False)
+                console.print(f"dry run: prune would {_preview_line(preview)}; nothing was written", highlight=False)
                 for row in preview.retired:
                     console.print(f"  would retire {str(row.item_id)[:8]}  {row.kind}  {row.scope}", highlight=False, markup=False)
             return

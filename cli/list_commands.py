@@ -29,7 +29,7 @@ def _cut(text: str, width: int = 90) -> str:
 
 def list_(
     what: str = typer.Argument(..., metavar="WHAT", help="items, sessions, notes, tombstones or runs."),
-    text: str | None = typer.Argument(None, help="Only those whose text contains this (items, notes: text; sessions: cwd or id; tombstones: reason; runs: model or error)."),
+    text: str | None = typer.Argument(None, metavar="TEXT", help="Only those whose text contains this (items, notes: text; sessions: cwd or id; tombstones: reason; runs: model or error)."),
     cwd: Path | None = options.CWD,
     project_key: str | None = options.PROJECT,
     all_: bool = typer.Option(False, "--all", help="Every project (default: this project's and the user-wide ones)."),

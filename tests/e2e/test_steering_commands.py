@@ -168,7 +168,7 @@ def test_forget_refuses_short_values_and_its_dry_run_writes_nothing(env: dict[st
     assert value not in preview.out
     assert events(env) == before  # nothing written
     text = run_cli("forget", value, "--dry-run", env=env)
-    assert "dry run" in text.out and f"{len(data['retired'])} item(s) retired" in text.out
+    assert "dry run" in text.out and f"retire {len(data['retired'])} item(s)" in text.out and "nothing was written" in text.out
     assert value in folder_text(env)
 
     done = run_cli("forget", value, "--json", env=env)  # not a terminal: no question
@@ -221,7 +221,7 @@ def _on_a_terminal(args: list[str], env: dict[str, str], answer: str) -> tuple[i
 def test_forget_on_a_terminal_asks_first_and_a_no_writes_nothing(env: dict[str, str]) -> None:
     before = events(env)
     code, screen = _on_a_terminal(["forget", "npm run build"], env, "n")
-    assert "Forget for good?" in screen and "item(s) retired" in screen, screen
+    assert "Forget for good? This will retire" in screen and "session(s)" in screen, screen
     assert code == 1 and "cancelled" in screen
     assert events(env) == before
     code, screen = _on_a_terminal(["forget", "npm run build"], env, "y")
