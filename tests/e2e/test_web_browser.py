@@ -44,9 +44,16 @@ class Served:
     def memory(self) -> str:
         return (self.folder / "MEMORY.md").read_text()
 
+    def scope_of(self, item_id: str) -> str:
+        listed = self.cli("list", "items", "--all", "--json").json()["items"]
+        return str(next(i["scope"] for i in listed if i["id"] == item_id))
+
+    def explain(self, item_id: str) -> dict[str, Any]:
+        """``explain`` read in the item's own project (explain is scoped like show)."""
+        return dict(self.cli("explain", item_id, "--project", self.scope_of(item_id), "--json").json())
+
     def context(self, item_id: str) -> str:
-        scope = self.cli("explain", item_id, "--json").json()["scope"]
-        return str(self.cli("context", "--project", scope).out)
+        return str(self.cli("context", "--project", self.scope_of(item_id)).out)
 
 
 @pytest.fixture(scope="module")
@@ -133,8 +140,8 @@ def test_accept_and_reject_show_at_once_on_the_page_in_context_and_in_the_folder
 
 
 def test_an_edit_shows_on_the_item_page_with_its_before_and_after_in_context_and_in_the_folder(site: Served, page: Any) -> None:
-    target = item_with(site.memory(), "`cargo test 2>&1` passed")
-    before = site.cli("explain", target, "--json").json()["now"]["text"]
+    target = item_with(site.memory(), "`cargo test` passed")
+    before = site.explain(target)["now"]["text"]
     new_text = "Build with make release; the npm build script is deprecated."
     page.goto(site.url + f"items/{target[:8]}")
     assert page.locator("#item-text").inner_text().endswith(before.split()[-1])
@@ -158,7 +165,7 @@ def test_an_edit_shows_on_the_item_page_with_its_before_and_after_in_context_and
 
 def test_the_item_page_shows_where_it_came_from(site: Served, page: Any) -> None:
     target = item_with(site.memory(), "number_generator.py` failed")
-    story = site.cli("explain", target, "--json").json()
+    story = site.explain(target)
     page.goto(site.url + f"items/{target}")
     session = page.locator("section.session").first
     assert story["sessions"], "an item extracted from a session names it"
@@ -169,7 +176,7 @@ def test_the_item_page_shows_where_it_came_from(site: Served, page: Any) -> None
 
 
 def test_forget_a_value_previews_then_confirms(site: Served, page: Any) -> None:
-    value = "nonexistent.txt"
+    value = "just format"
     carrier = item_with(site.memory(), value)
     page.goto(site.url + "forget")
     page.locator("#forget-value input[name=target]").fill(value)
@@ -178,13 +185,14 @@ def test_forget_a_value_previews_then_confirms(site: Served, page: Any) -> None:
 
     preview = page.locator("#forget-preview")
     assert preview.locator(f'li[data-item="{carrier}"]').count() == 1
+    previewed = preview.locator("li[data-item]").count()  # every item carrying the value
     assert "Nothing has been written yet" in preview.inner_text()
     assert site.events() == events  # the preview changed nothing
     assert value in site.memory()
     screenshot(page, "forget-preview")
 
     page.locator("#forget-confirm button", has_text="Forget for good").click()
-    assert "placed" in done_line(page) and "1 item(s) retired" in done_line(page)
+    assert "placed" in done_line(page) and f"{previewed} item(s) retired" in done_line(page)
     assert value not in page.content()  # tombstones are listed without their values
     assert page.locator("table.tombstones tr.active").count() == 1
     assert value not in site.memory()
