@@ -1,7 +1,7 @@
 """Steering memory by hand: edit an item's text, pin it, change its scope. Each is an event; the folder follows.
 
 Every command reads the item as the project of ``--cwd`` (default: the
-current folder) sees it: an item of another project is not found, as with
+current folder; or ``--project`` / ``scope --from``, a scope key) sees it: an item of another project is not found, as with
 ``show``. Ids may be given whole, as ``[item:<id>]``, or as a unique prefix.
 """
 
@@ -47,6 +47,7 @@ def edit(
     by: str | None = BY,
     reason: str = REASON,
     cwd: Path | None = CWD,
+    project_key: str | None = options.PROJECT,
     json_out: bool = JSON,
 ) -> None:
     """Rewrite a memory item's text (an Edited event; secrets are redacted, forgotten values refused)."""
@@ -55,7 +56,7 @@ def edit(
 
     words = " ".join(text)
     new_text = sys.stdin.read() if words.strip() == "-" else words
-    project = options.project_of(cwd)
+    project = options.project_of(cwd, project_key)
     with store() as s:
         item_id = options.resolve_id(s.reads(), "items", item, project)
         try:
@@ -75,12 +76,13 @@ def pin(
     by: str | None = BY,
     reason: str = REASON,
     cwd: Path | None = CWD,
+    project_key: str | None = options.PROJECT,
     json_out: bool = JSON,
 ) -> None:
     """Pin a memory item: it comes first in context and the folder, and no consolidation retires it (--off unpins)."""
     from mnemolog.domain.services import edit as editing
 
-    project = options.project_of(cwd)
+    project = options.project_of(cwd, project_key)
     with store() as s:
         item_id = options.resolve_id(s.reads(), "items", item, project)
         try:
@@ -98,6 +100,7 @@ def scope(
     by: str | None = BY,
     reason: str = REASON,
     cwd: Path | None = CWD,
+    from_project: str | None = typer.Option(None, "--from", help="The project the item is read in now, a scope key (default: that of --cwd)."),
     json_out: bool = JSON,
 ) -> None:
     """Change a memory item's scope: user-wide (--user) or one project (--project P); a ScopeChanged event."""
@@ -107,7 +110,7 @@ def scope(
     if user == (to_project is not None):
         raise UserError("give exactly one of --user or --project P", Exit.USAGE)
     target = "global" if user else resolve_scope(to_project)
-    project = options.project_of(cwd)
+    project = options.project_of(cwd, from_project)
     with store() as s:
         item_id = options.resolve_id(s.reads(), "items", item, project)
         try:

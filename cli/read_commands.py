@@ -100,7 +100,7 @@ def search(
 
 
 def show(
-    item: str = typer.Argument(..., help="An item id (as printed by search, or [item:<id>])."),
+    item: str = typer.Argument(..., help="An item id or a unique prefix of one (as list and search print it), or [item:<id>]."),
     cwd: Path | None = CWD,
     project_key: str | None = PROJECT,
     json_out: bool = JSON,
