@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from uuid import UUID
 
 from mnemolog.cli.web.projects_page import known_scopes
 from mnemolog.cli.web.rendering import not_found, opened, page
@@ -47,6 +48,7 @@ def item(request: Request) -> Response:
     """GET /items/{ref}: the item's story from the log (any unique id prefix names it)."""
     from mnemolog.domain.ids import AmbiguousId, UnknownId, resolve_id
     from mnemolog.projections.explain import explain_item
+    from mnemolog.projections.source_lines import source_lines
 
     reference = request.path_params["ref"]
     with opened(request) as s:
@@ -55,11 +57,15 @@ def item(request: Request) -> Response:
             item_id = resolve_id(reads, "items", reference)
         except (UnknownId, AmbiguousId) as error:
             return not_found(request, str(error))
-        story = explain_item(s.app, item_id, s.matcher())
+        matcher = s.matcher()
+        story = explain_item(s.app, item_id, matcher)
         scopes = known_scopes(reads)
         if story is None:
             return not_found(request, f"no item {reference}")
         row = reads.item(item_id, story["scope"])
+        words = " ".join(filter(None, (story["now"]["title"], story["now"]["text"])))
+        for session in story["sessions"]:
+            session.setdefault("lines", source_lines(s.app, UUID(session["session"]), words, matcher))
     return page(request, "item.html", title=f"Item {str(item_id)[:8]}", story=story, row=row, scopes=scopes)
 
 
