@@ -11,14 +11,16 @@ excerpt passes through the tombstone matcher.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from uuid import UUID
 
 from mnemolog.domain.application import MnemologApp
 from mnemolog.domain.session import Session
-from mnemolog.domain.tombstone_matcher import TombstoneMatcher, tokens
+from mnemolog.domain.tombstone_matcher import TombstoneMatcher
 from mnemolog.projections.explain import scrub_all
 
+_WORD = re.compile(r"\w+")
 MAX_LINES = 3
 EXCERPT = 240
 # Words too common to tell one entry from another.
@@ -37,11 +39,12 @@ class SourceLine:
 
 
 def _words(text: str) -> set[str]:
-    return {t.text for t in tokens(text) if t.text not in COMMON}
+    # Scoring only: plain case-folded words are enough (and fast on long tool outputs).
+    return {w for w in _WORD.findall(text.casefold()) if w not in COMMON}
 
 
 def _excerpt(text: str, wanted: set[str]) -> str:
-    first = next((t.start for t in tokens(text) if t.text in wanted), 0)
+    first = next((m.start() for m in _WORD.finditer(text) if m.group(0).casefold() in wanted), 0)
     start = max(first - EXCERPT // 4, 0)
     piece = " ".join(text[start : start + EXCERPT].split())
     return ("… " if start else "") + piece + (" …" if start + EXCERPT < len(text) else "")
