@@ -21,10 +21,12 @@ WHAT = ("value", "session", "item")
 
 def forget_page(request: Request) -> Response:
     """GET /forget: the three forms, and every tombstone (id, scope, reason, when, lifted, suppressions)."""
+    from mnemolog.domain.services import listing
+
     with opened(request) as s:
         reads = s.reads()
         scopes = known_scopes(reads)
-        tombstones = reads.tombstones()
+        tombstones = listing.list_tombstones(reads, None)
     return page(request, "forget.html", title="Forget", scopes=scopes, tombstones=tombstones)
 
 

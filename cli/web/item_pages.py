@@ -24,6 +24,8 @@ def _choice(request: Request, name: str, allowed: tuple[str, ...]) -> str | None
 
 def items(request: Request) -> Response:
     """GET /items?project=&kind=&trust=&status=&text=: items, pinned first, then the most recently updated."""
+    from mnemolog.domain.services import listing
+
     params = request.query_params
     with opened(request) as s:
         reads = s.reads()
@@ -35,7 +37,7 @@ def items(request: Request) -> Response:
             "status": _choice(request, "status", STATUSES),
             "text": (params.get("text") or "").strip() or None,
         }
-        found = reads.list_items(project if project in scopes else None, limit=LIMIT, **filters)
+        found = listing.list_items(reads, s.matcher(), project if project in scopes else None, limit=LIMIT, **filters)
         if project is not None:
             found = [i for i in found if i.scope == project]  # the list shows one scope; the read adds global
     return page(

@@ -30,14 +30,17 @@ def back_to(form: Any, default: str) -> str:
 
 def review_queue(request: Request) -> Response:
     """GET /review?project=P: proposed items first, then doubted, then accepted; each with its actions."""
+    from mnemolog.domain.services import listing
+
     project = request.query_params.get("project") or None
     with opened(request) as s:
         reads = s.reads()
+        matcher = s.matcher()
         scopes = known_scopes(reads)
         queue = [
             i
             for trust in ("proposed", "doubted", "accepted")
-            for i in reads.list_items(project, trust=trust, status="active", limit=QUEUE_LIMIT)
+            for i in listing.list_items(reads, matcher, project, trust=trust, status="active", limit=QUEUE_LIMIT)
             if project is None or i.scope == project
         ]
     return page(request, "review.html", title="Review queue", queue=queue, scopes=scopes, project=project)
