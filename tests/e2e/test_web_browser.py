@@ -194,6 +194,11 @@ def test_forget_a_value_previews_then_confirms(site: Served, page: Any) -> None:
     assert carrier not in site.context(carrier)
     screenshot(page, "forget-done")
 
+    page.locator("table.tombstones tr.active button", has_text="Lift").click()
+    assert "lifted" in done_line(page)
+    assert page.locator("table.tombstones tr.lifted").count() == 1
+    assert carrier not in site.memory()  # items it retired stay retired
+
 
 def test_a_consolidation_page_shows_its_diff_and_the_codes_overrides(site: Served, page: Any) -> None:
     page.goto(site.url + "consolidations")
