@@ -109,6 +109,8 @@ def scope(
 
     if user == (to_project is not None):
         raise UserError("give exactly one of --user or --project P", Exit.USAGE)
+    if to_project is not None and not to_project.startswith(("git:", "path:")) and not Path(to_project).expanduser().is_dir():
+        raise UserError(f"not a project: {to_project[:80]!r} (give a scope key, git:host/owner/repo or path:/dir, or a folder)", Exit.USAGE)
     target = "global" if user else resolve_scope(to_project)
     project = options.project_of(cwd, from_project)
     with store() as s:

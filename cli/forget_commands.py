@@ -28,15 +28,16 @@ def _on_terminal() -> bool:
 
 
 def _preview_line(preview: Any) -> str:
-    parts = [f"{len(preview.retired)} item(s) retired"]
+    """What a preview says the command would do, as a verb phrase ("retire 2 item(s), scrub 3 session(s)")."""
+    parts = [f"retire {len(preview.retired)} item(s)"]
     if preview.deleted_session:
-        parts.insert(0, f"session {preview.deleted_session} deleted")
+        parts.insert(0, f"delete session {preview.deleted_session}")
     if preview.action in ("forget-value", "forget-item"):
-        parts.append(f"{len(preview.scrubbed_sessions)} session(s) scrubbed")
+        parts.append(f"scrub {len(preview.scrubbed_sessions)} session(s)")
         if preview.scrubbed_notes:
-            parts.append(f"{preview.scrubbed_notes} note(s) scrubbed")
+            parts.append(f"scrub {preview.scrubbed_notes} note(s)")
     if preview.action == "prune":
-        parts.insert(0, f"{len(preview.pruned_sessions)} extraction(s) pruned")
+        parts.insert(0, f"prune {len(preview.pruned_sessions)} extraction(s)")
     return ", ".join(parts)
 
 
@@ -73,18 +74,22 @@ def forget(
                 f"the value is shorter than {MIN_VALUE} characters: it would match too much (give --force to forget it anyway)",
                 Exit.USAGE,
             )
-    ask = not yes and not dry_run and not json_out and value != "-" and _on_terminal()
+    ask = not yes and not dry_run and value != "-" and _on_terminal()
     with store() as s:
         uow = s
         scope = resolve_scope(project, global_)
-        try:
-            if session:
-                reference = session.strip()
-                if s.reads().resolve_session(reference) is None and _short_id(reference):
-                    reference = str(options.resolve_id(s.reads(), "sessions", reference))
+        if session:
+            reference = session.strip()
+            if s.reads().resolve_session(reference) is None and _short_id(reference):
+                reference = str(options.resolve_id(s.reads(), "sessions", reference))
+        elif item:
+            item_id = options.resolve_id(s.reads(), "items", item)
+        try:  # the preview is computed only to print it or to ask
+            if not (dry_run or ask):
+                preview = None
+            elif session:
                 preview = previews.preview_forget_session(uow, reference)
             elif item:
-                item_id = options.resolve_id(s.reads(), "items", item)
                 preview = previews.preview_forget_item(uow, item_id)
             else:
                 preview = previews.preview_forget_value(uow, text, scope)
@@ -92,9 +97,9 @@ def forget(
             raise UserError(str(error), Exit.NOT_FOUND) from error
         except ValueError as error:
             raise UserError("the value has no words to match", Exit.USAGE) from error
-        if dry_run:
+        if dry_run and preview is not None:
             data = preview.as_dict()
-            message = f"dry run: forgetting would leave {_preview_line(preview)}; nothing was written"
+            message = f"dry run: forget would {_preview_line(preview)}; nothing was written"
             for row in preview.retired:
                 message += f"\n  would retire {str(row.item_id)[:8]}  {row.kind}  {row.scope}"
             if json_out:
@@ -102,7 +107,7 @@ def forget(
             else:
                 console.print(message, highlight=False, markup=False)
             return
-        if ask and not typer.confirm(f"Forget for good? This leaves {_preview_line(preview)}.", default=False):
+        if ask and preview is not None and not typer.confirm(f"Forget for good? This will {_preview_line(preview)}.", default=False, err=True):
             raise UserError("forget cancelled: nothing was written")
         if session:
             try:
@@ -178,7 +183,7 @@ def prune(
             if json_out:
                 emit_json(preview.as_dict())
             else:
-                console.print(f"dry run: prune would leave {_preview_line(preview)}; nothing was written", highlight=False)
+                console.print(f"dry run: prune would {_preview_line(preview)}; nothing was written", highlight=False)
                 for row in preview.retired:
                     console.print(f"  would retire {str(row.item_id)[:8]}  {row.kind}  {row.scope}", highlight=False, markup=False)
             return

@@ -29,7 +29,7 @@ def _cut(text: str, width: int = 90) -> str:
 
 def list_(
     what: str = typer.Argument(..., metavar="WHAT", help="items, sessions, notes, tombstones or runs."),
-    text: str | None = typer.Argument(None, help="Only those whose text contains this (items, notes: text; sessions: cwd or id; tombstones: reason; runs: model or error)."),
+    text: str | None = typer.Argument(None, metavar="TEXT", help="Only those whose text contains this (items, notes: text; sessions: cwd or id; tombstones: reason; runs: model or error)."),
     cwd: Path | None = options.CWD,
     project_key: str | None = options.PROJECT,
     all_: bool = typer.Option(False, "--all", help="Every project (default: this project's and the user-wide ones)."),
@@ -119,8 +119,13 @@ def list_(
         emit_json({"what": what, "project": project, what: rows})
         return
     if not lines:
-        where = "any project" if project is None else f"{project} (or global)"
-        console.print(f"no {what} in {where} match", highlight=False, markup=False)
+        if what == "runs":
+            where = ""
+        elif project is None:
+            where = " in any project"
+        else:
+            where = f" in {project}" + (" (or global)" if what != "sessions" else "")
+        console.print(f"no {what}{where} match", highlight=False, markup=False)
         return
     for line in lines:
         console.print(line, highlight=False, markup=False, soft_wrap=True)

@@ -168,7 +168,7 @@ def test_forget_refuses_short_values_and_its_dry_run_writes_nothing(env: dict[st
     assert value not in preview.out
     assert events(env) == before  # nothing written
     text = run_cli("forget", value, "--dry-run", env=env)
-    assert "dry run" in text.out and f"{len(data['retired'])} item(s) retired" in text.out
+    assert "dry run" in text.out and f"retire {len(data['retired'])} item(s)" in text.out and "nothing was written" in text.out
     assert value in folder_text(env)
 
     done = run_cli("forget", value, "--json", env=env)  # not a terminal: no question
@@ -221,7 +221,7 @@ def _on_a_terminal(args: list[str], env: dict[str, str], answer: str) -> tuple[i
 def test_forget_on_a_terminal_asks_first_and_a_no_writes_nothing(env: dict[str, str]) -> None:
     before = events(env)
     code, screen = _on_a_terminal(["forget", "npm run build"], env, "n")
-    assert "Forget for good?" in screen and "item(s) retired" in screen, screen
+    assert "Forget for good? This will retire" in screen and "session(s)" in screen, screen
     assert code == 1 and "cancelled" in screen
     assert events(env) == before
     code, screen = _on_a_terminal(["forget", "npm run build"], env, "y")
@@ -246,3 +246,27 @@ def test_run_never_retires_memory_silently_and_a_pinned_item_is_kept(env: dict[s
     assert all(i[:8] in ran.out for i in sorted(left)[:10])
     assert f"code rejected item {keep}: I" in run_cli("audit", env=env).out and "is pinned by the user: kept" in run_cli("audit", env=env).out
     assert keep in folder_text(env)
+
+
+def test_history_shows_memory_before_and_after_an_edit_and_a_scope_change(env: dict[str, str], tmp_path: Path) -> None:
+    from datetime import UTC, datetime
+
+    target = items(env, "--project", CODEMIE, "--kind", "knowledge")[0]
+    time.sleep(0.01)
+    before = datetime.now(UTC).isoformat()
+    time.sleep(0.01)
+    assert run_cli("edit", target["id"][:8], "Build with `npm run build:ci` only.", "--project", CODEMIE, env=env).code == 0
+    assert run_cli("scope", target["id"][:8], "--user", "--from", CODEMIE, env=env).code == 0
+
+    then = run_cli("history", "--as-of", before, "--out", str(tmp_path / "then"), "--json", env=env)
+    now = run_cli("history", "--as-of", datetime.now(UTC).isoformat(), "--out", str(tmp_path / "now"), "--json", env=env)
+
+    assert then.code == 0 and now.code == 0, then.err + now.err
+    old = (tmp_path / "then" / "MEMORY.md").read_text()
+    new = (tmp_path / "now" / "MEMORY.md").read_text()
+    assert "npm run build:ci" not in old and "npm run build:ci" in new
+    elsewhere = tmp_path / "elsewhere"
+    user_wide = run_cli(
+        "history", "--as-of", datetime.now(UTC).isoformat(), "--project", "git:github.com/user/project", "--out", str(elsewhere), env=env
+    )
+    assert user_wide.code == 0 and "npm run build:ci" in (elsewhere / "MEMORY.md").read_text()  # user-wide: every project has it
