@@ -156,3 +156,14 @@ def test_a_write_can_only_return_to_a_page_of_this_site(store: Store) -> None:
         f"/items/{lint}/review", data={"verdict": "doubted", "back": "//evil.example/x", "csrf_token": access.csrf}, follow_redirects=False
     )
     assert response.status_code == 303 and response.headers["location"].startswith(f"/items/{lint}?")
+
+
+def test_a_short_value_is_previewed_with_a_warning(store: Store) -> None:
+    save(store, item(API, "Run make lint before pushing."), item(API, "Use a venv."))
+    client, access = web_client(store)
+    before = events(store)
+    preview = post(client, access, "/forget/preview", what="value", target="a", scope="global")
+    assert 'id="forget-short"' in preview.text and "shorter than 3 characters" in text_of(preview.text)
+    assert events(store) == before
+    longer = post(client, access, "/forget/preview", what="value", target="make lint", scope="global")
+    assert 'id="forget-short"' not in longer.text and "1 item(s) would retire" in text_of(longer.text)
