@@ -167,3 +167,16 @@ def test_a_short_value_is_previewed_with_a_warning(store: Store) -> None:
     assert events(store) == before
     longer = post(client, access, "/forget/preview", what="value", target="make lint", scope="global")
     assert 'id="forget-short"' not in longer.text and "1 item(s) would retire" in text_of(longer.text)
+
+
+def test_back_in_the_queue_the_page_scrolls_to_the_item_and_says_what_happened_there(store: Store) -> None:
+    first, second = save(store, item(API, "Run make lint before pushing."), item(API, "Deploys use Jenkins."))
+    client, access = web_client(store)
+    moved = client.post(
+        f"/items/{second}/review", data={"verdict": "doubted", "back": "/review", "csrf_token": access.csrf}, follow_redirects=False
+    )
+    assert moved.status_code == 303 and moved.headers["location"].endswith(f"#item-{second}")
+    html = client.get(moved.headers["location"]).text
+    card = html.split(f'id="item-{second}"', 1)[1].split("</article>", 1)[0]
+    assert f'<p class="acted">item {second[:8]} is now doubted</p>' in card
+    assert 'class="acted' not in html.split(f'id="item-{first}"', 1)[1].split("</article>", 1)[0]
