@@ -28,3 +28,12 @@ def context_for(store: Store, project: str, budget: int | None = None) -> read.C
 def memory_folder(store: Store, project: str) -> dict[str, str]:
     """The memory folder's files as rendered for ``project`` (relative path -> text; never the folder on disk)."""
     return folder_files(store.reads(), store.matcher(), count_tokens, project)
+
+
+def context_preview(store: Store, project: str, budget: int | None = None) -> read.Context:
+    """The context a session in ``project`` would receive now, read without serving it to anyone.
+
+    The web page shows it; nothing was given to an agent, so nothing is recorded as served.
+    """
+    limit = store.settings.context_tokens if budget is None else budget
+    return read.context(store.reads(), store.matcher(), TOKENIZER, instructions(project), project, limit)

@@ -66,8 +66,13 @@ def item(request: Request) -> Response:
             return not_found(request, f"no item {reference}")
         row = reads.item(item_id, story["scope"])
         words = " ".join(filter(None, (story["now"]["title"], story["now"]["text"])))
+        spans = story.get("spans") or []  # line-level evidence, when consolidation recorded it
         for session in story["sessions"]:
-            session.setdefault("lines", source_lines(s.app, UUID(session["session"]), words, matcher))
+            recorded = [span for span in spans if span.get("session_id") == session["session"]]
+            if recorded:
+                session["spans"] = recorded
+            else:  # items recorded without spans: the entries that share the item's words
+                session["lines"] = source_lines(s.app, UUID(session["session"]), words, matcher)
     return page(request, "item.html", title=f"Item {str(item_id)[:8]}", story=story, row=row, scopes=scopes)
 
 

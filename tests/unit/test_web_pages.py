@@ -51,7 +51,9 @@ def test_the_next_session_page_shows_exactly_what_context_prints(store: Store) -
     save(store, item(API, "Run make lint before pushing."), item(WEB, "Use pnpm."), item("global", "Answer in English."))
     client, _ = web_client(store)
 
+    before = events(store)
     html = client.get("/context", params={"project": API}).text
+    assert events(store) == before  # a preview: nothing was served to an agent, nothing is recorded
     expected = context_for(store, API)
 
     assert text_of(html).count(f"{expected.tokens} tokens of a {expected.budget}-token budget") == 1
