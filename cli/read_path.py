@@ -47,23 +47,29 @@ def context_for(
     agent: str | None = None,
     *,
     session: str | None = None,
-    surface: str | None = "context",
+    surface: str = "context",
 ) -> read.Context:
     """What a session in ``project`` receives at start, within ``budget`` tokens (default: the context_tokens setting).
 
     With ``agent`` (a SessionStart hook), the instructions are the short ones written for that agent.
-    Recorded in the injection log as served to ``session`` through ``surface``; not recorded when
-    ``surface`` is None (a preview, such as the web page's, serves no session).
+    Recorded in the injection log as served to ``session`` through ``surface``.
     """
     limit = store.settings.context_tokens if budget is None else budget
     if agent is not None:
         limit -= HOOK_MARK_TOKENS  # the hook wraps the text in served-memory tags, within the budget
     text = instructions(project) if agent is None else hook_instructions(project, agent)
-    if surface is None:
-        return read.context(store.reads(), store.matcher(), TOKENIZER, text, project, limit)
     return injections.served_context(store, TOKENIZER, text, project, limit, session=session, surface=surface)
 
 
 def memory_folder(store: Store, project: str) -> dict[str, str]:
     """The memory folder's files as rendered for ``project`` (relative path -> text; never the folder on disk)."""
     return folder_files(store.reads(), store.matcher(), count_tokens, project)
+
+
+def context_preview(store: Store, project: str, budget: int | None = None) -> read.Context:
+    """The context a session in ``project`` would receive now, read without serving it to anyone.
+
+    The web page shows it; nothing was given to an agent, so nothing is recorded as served.
+    """
+    limit = store.settings.context_tokens if budget is None else budget
+    return read.context(store.reads(), store.matcher(), TOKENIZER, instructions(project), project, limit)

@@ -11,12 +11,12 @@ from starlette.routing import Route
 
 def context(request: Request) -> Response:
     """GET /context?project=P: the text ``mnemolog context --project P`` prints, and its tokens."""
-    from mnemolog.cli.read_path import context_for
+    from mnemolog.cli.read_path import context_preview
 
     with opened(request) as s:
         scopes = known_scopes(s.reads())
         project = request.query_params.get("project") or next((p for p in scopes if p != GLOBAL), GLOBAL)
-        given = context_for(s, project, surface=None)  # a preview: no session was served
+        given = context_preview(s, project)  # a preview: no agent was served
     return page(request, "context.html", title="What the next session gets", scopes=scopes, project=project, context=given)
 
 

@@ -21,10 +21,12 @@ WHAT = ("value", "session", "item")
 
 def forget_page(request: Request) -> Response:
     """GET /forget: the three forms, and every tombstone (id, scope, reason, when, lifted, suppressions)."""
+    from mnemolog.domain.services import listing
+
     with opened(request) as s:
         reads = s.reads()
         scopes = known_scopes(reads)
-        tombstones = reads.tombstones()
+        tombstones = listing.list_tombstones(reads, None)
     return page(request, "forget.html", title="Forget", scopes=scopes, tombstones=tombstones)
 
 
@@ -57,6 +59,7 @@ def _summary(what: str, shown: Any) -> str:
 
 async def preview(request: Request) -> Response:
     """POST /forget/preview: what forgetting would retire and scrub (nothing is written), and the confirm form."""
+    from mnemolog.cli.forget_commands import MIN_VALUE
     from mnemolog.domain.ids import AmbiguousId, UnknownId, resolve_id
     from mnemolog.domain.services import forget as forgetting
     from mnemolog.domain.services import previews
@@ -76,9 +79,10 @@ async def preview(request: Request) -> Response:
                     shown = previews.preview_forget_item(s, resolve_id(reads, "items", target))
             except (forgetting.NotFound, UnknownId, AmbiguousId, ValueError) as error:
                 return after_write("/forget", problem=str(error) if str(error) else "the value has no words to match")
+        short = what == "value" and len(target) < MIN_VALUE
         return page(
             request, "forget_confirm.html", title="Forget: confirm", what=what, target=target, scope=scope,
-            preview=shown, summary=_summary(what, shown),
+            preview=shown, summary=_summary(what, shown), short=short, min_value=MIN_VALUE,
         )
 
     response: Response = await run_in_threadpool(run)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from uuid import UUID
 
 from mnemolog.cli.web.projects_page import known_scopes
 from mnemolog.cli.web.rendering import not_found, opened, page
@@ -23,6 +24,8 @@ def _choice(request: Request, name: str, allowed: tuple[str, ...]) -> str | None
 
 def items(request: Request) -> Response:
     """GET /items?project=&kind=&trust=&status=&text=: items, pinned first, then the most recently updated."""
+    from mnemolog.domain.services import listing
+
     params = request.query_params
     with opened(request) as s:
         reads = s.reads()
@@ -34,7 +37,7 @@ def items(request: Request) -> Response:
             "status": _choice(request, "status", STATUSES),
             "text": (params.get("text") or "").strip() or None,
         }
-        found = reads.list_items(project if project in scopes else None, limit=LIMIT, **filters)
+        found = listing.list_items(reads, s.matcher(), project if project in scopes else None, limit=LIMIT, **filters)
         if project is not None:
             found = [i for i in found if i.scope == project]  # the list shows one scope; the read adds global
     return page(
@@ -47,6 +50,7 @@ def item(request: Request) -> Response:
     """GET /items/{ref}: the item's story from the log (any unique id prefix names it)."""
     from mnemolog.domain.ids import AmbiguousId, UnknownId, resolve_id
     from mnemolog.projections.explain import explain_item
+    from mnemolog.projections.source_lines import source_lines
 
     reference = request.path_params["ref"]
     with opened(request) as s:
@@ -55,11 +59,20 @@ def item(request: Request) -> Response:
             item_id = resolve_id(reads, "items", reference)
         except (UnknownId, AmbiguousId) as error:
             return not_found(request, str(error))
-        story = explain_item(s.app, item_id, s.matcher())
+        matcher = s.matcher()
+        story = explain_item(s.app, item_id, matcher)
         scopes = known_scopes(reads)
         if story is None:
             return not_found(request, f"no item {reference}")
         row = reads.item(item_id, story["scope"])
+        words = " ".join(filter(None, (story["now"]["title"], story["now"]["text"])))
+        spans = story.get("spans") or []  # line-level evidence, when consolidation recorded it
+        for session in story["sessions"]:
+            recorded = [span for span in spans if span.get("session_id") == session["session"]]
+            if recorded:
+                session["spans"] = recorded
+            else:  # items recorded without spans: the entries that share the item's words
+                session["lines"] = source_lines(s.app, UUID(session["session"]), words, matcher)
     return page(request, "item.html", title=f"Item {str(item_id)[:8]}", story=story, row=row, scopes=scopes)
 
 

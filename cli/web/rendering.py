@@ -70,17 +70,18 @@ def page(request: Request, template: str, status: int = 200, **context: Any) -> 
         "csrf": access.csrf,
         "message": request.query_params.get("done", ""),
         "problem": request.query_params.get("problem", ""),
+        "acted": request.query_params.get("item", ""),
     }
     values.update(context)
     html = environment.get_template(template).render(**values)
     return HTMLResponse(html, status_code=status)
 
 
-def after_write(to: str, done: str = "", problem: str = "", **query: str) -> RedirectResponse:
-    """Back to a page after a POST (303: the browser GETs it), with what happened to show."""
+def after_write(to: str, done: str = "", problem: str = "", anchor: str = "", **query: str) -> RedirectResponse:
+    """Back to a page after a POST (303: the browser GETs it), with what happened to show (and where, ``#anchor``)."""
     params = {k: v for k, v in {**query, "done": done, "problem": problem}.items() if v}
     target = to + ("&" if "?" in to else "?") + urlencode(params) if params else to
-    return RedirectResponse(target, status_code=303)
+    return RedirectResponse(target + (f"#{anchor}" if anchor else ""), status_code=303)
 
 
 def not_found(request: Request, what: str) -> HTMLResponse:

@@ -30,14 +30,17 @@ def back_to(form: Any, default: str) -> str:
 
 def review_queue(request: Request) -> Response:
     """GET /review?project=P: proposed items first, then doubted, then accepted; each with its actions."""
+    from mnemolog.domain.services import listing
+
     project = request.query_params.get("project") or None
     with opened(request) as s:
         reads = s.reads()
+        matcher = s.matcher()
         scopes = known_scopes(reads)
         queue = [
             i
             for trust in ("proposed", "doubted", "accepted")
-            for i in reads.list_items(project, trust=trust, status="active", limit=QUEUE_LIMIT)
+            for i in listing.list_items(reads, matcher, project, trust=trust, status="active", limit=QUEUE_LIMIT)
             if project is None or i.scope == project
         ]
     return page(request, "review.html", title="Review queue", queue=queue, scopes=scopes, project=project)
@@ -62,18 +65,24 @@ async def _write(request: Request, act: Callable[[Any, UUID, Any], str]) -> Resp
     reference = request.path_params["ref"]
     default = f"/items/{reference}"
 
-    def run() -> tuple[str, str]:
+    def run() -> tuple[str, str, str]:
         with opened(request) as s:
             try:
                 item_id = resolve_id(s.reads(), "items", reference)
+            except (UnknownId, AmbiguousId) as error:
+                return "", str(error), ""
+            try:
                 done = act(s, item_id, form)
-            except (UnknownId, AmbiguousId, ItemNotFound, EditRefused, ValueError) as error:
-                return "", str(error)
+            except (ItemNotFound, EditRefused, ValueError) as error:
+                return "", str(error), str(item_id)
             folder = follow_log(s)
-        return done + (f"; memory folder {folder} updated" if folder else ""), ""
+        return done + (f"; memory folder {folder} updated" if folder else ""), "", str(item_id)
 
-    done, problem = await run_in_threadpool(run)
-    return after_write(back_to(form, default), done=done, problem=problem)
+    done, problem, item_id = await run_in_threadpool(run)
+    back = back_to(form, default)
+    # Back in a list (the queue), the browser scrolls to the item just changed.
+    anchor = f"item-{item_id}" if item_id and not back.startswith("/items/") else ""
+    return after_write(back, done=done, problem=problem, anchor=anchor, **({"item": item_id} if anchor else {}))
 
 
 def _review(s: Any, item_id: UUID, form: Any) -> str:

@@ -20,7 +20,6 @@ import ipaddress
 import secrets
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, field
-from http.cookies import SimpleCookie
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
@@ -103,6 +102,15 @@ def _headers(scope: Scope) -> dict[str, str]:
     return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
 
 
+def _cookie(header: str, name: str) -> str | None:
+    """One cookie's value (other sites' cookies on localhost may be anything: no strict parser)."""
+    for part in header.split(";"):
+        key, _, value = part.strip().partition("=")
+        if key == name:
+            return value
+    return None
+
+
 async def _plain(send: Send, status: int, text: str, headers: list[tuple[bytes, bytes]] | None = None) -> None:
     body = text.encode()
     await send({
@@ -167,8 +175,7 @@ class AccessGuard:
                 cookie = f"{TOKEN_COOKIE}={self.access.token}; HttpOnly; SameSite=Strict; Path=/"
                 await _plain(send, 303, "signed in", [(b"location", location.encode()), (b"set-cookie", cookie.encode())])
                 return
-            cookies = SimpleCookie(headers.get("cookie", ""))
-            given = cookies[TOKEN_COOKIE].value if TOKEN_COOKIE in cookies else None
+            given = _cookie(headers.get("cookie", ""), TOKEN_COOKIE)
             bearer = headers.get("authorization", "")
             if bearer.lower().startswith("bearer "):
                 given = bearer[7:].strip()

@@ -27,6 +27,7 @@ def test_the_wheel_installs_only_the_mnemolog_package(tmp_path: Path) -> None:
     assert top_level == {"mnemolog", wheel.name.split("-")[0] + "-" + wheel.name.split("-")[1] + ".dist-info"}
     assert "mnemolog/prompts/stage_one_system.md" in names
     assert "mnemolog/domain/services/consolidate.py" in names  # subpackages are listed in pyproject too
+    assert {"mnemolog/cli/web/app.py", "mnemolog/cli/web/templates/base.html", "mnemolog/cli/web/static/style.css"} <= set(names)  # serve's pages
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     assert "mnemolog = mnemolog.cli.app:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
 

@@ -171,6 +171,9 @@ def test_the_item_page_shows_where_it_came_from(site: Served, page: Any) -> None
     assert story["sessions"], "an item extracted from a session names it"
     source = story["sessions"][0]
     assert source["path"] in session.inner_text() and source["native_id"] in session.inner_text()
+    lines = session.locator(".source-line")
+    assert lines.count() >= 1  # the transcript entries the item came from
+    assert any("number_generator.py" in text for text in lines.all_inner_texts())
     assert page.locator("li.event.added .after").count() == 1
     screenshot(page, "item-page")
 
@@ -198,6 +201,11 @@ def test_forget_a_value_previews_then_confirms(site: Served, page: Any) -> None:
     assert value not in site.memory()
     assert carrier not in site.context(carrier)
     screenshot(page, "forget-done")
+
+    page.locator("table.tombstones tr.active button", has_text="Lift").click()
+    assert "lifted" in done_line(page)
+    assert page.locator("table.tombstones tr.lifted").count() == 1
+    assert carrier not in site.memory()  # items it retired stay retired
 
 
 def test_a_consolidation_page_shows_its_diff_and_the_codes_overrides(site: Served, page: Any) -> None:
@@ -233,3 +241,37 @@ def test_the_time_page_shows_memory_as_it_stood_after_an_earlier_run(site: Serve
     page.locator("form.filters button").click()
     assert "as valid at" in page.locator("#time-result").inner_text()
     assert page.locator("ul.valid-items li[data-item]").count() > 0
+
+
+def test_projects_and_the_next_sessions_context_as_the_cli_prints_it(site: Served, page: Any) -> None:
+    page.goto(site.url)
+    assert page.locator("section.project").count() >= 3
+    coverage = " ".join(page.locator("table.coverage td:first-child").all_inner_texts())
+    assert "codex" in coverage and "claude-code" in coverage
+    assert page.locator("figure.chart svg polyline").count() >= 2
+    screenshot(page, "projects")
+
+    project = site.cli("explain", item_with(site.memory(), "number_generator.py` failed"), "--json").json()["scope"]
+    page.goto(site.url + f"context?project={project}")
+    printed = site.cli("context", "--project", project).out
+    assert page.locator("#context-text").inner_text().strip() == printed.strip()
+    tokens = page.locator("#context-tokens").inner_text()
+    assert re.match(r"\d+ tokens of a \d+-token budget", tokens)
+    screenshot(page, "next-session")
+
+
+def test_pin_and_move_to_user_wide_from_the_review_queue(site: Served, page: Any) -> None:
+    target = item_with(site.memory(), "`python /workspace/number_generator.py` failed")
+    page.goto(site.url + "review")
+    card = page.locator(f'article[data-item="{target}"]')
+    card.locator("button", has_text="Pin").click()
+    assert f"item {target[:8]} now pinned" in done_line(page)
+    card = page.locator(f'article[data-item="{target}"]')
+    assert card.locator(".pinned").count() == 1
+
+    card.locator("select[name=scope]").select_option("global")
+    card.locator("button", has_text="Move").click()
+    assert f"item {target[:8]} moved to user-wide" in done_line(page)
+    other = site.cli("explain", item_with(site.memory(), "npm run build"), "--json").json()["scope"]
+    assert target in site.cli("context", "--project", other).out  # user-wide memory reaches every project
+    assert "user-wide" in page.locator(f'article[data-item="{target}"]').inner_text()

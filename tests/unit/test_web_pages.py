@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from mnemolog.adapters.bootstrap import Store, open_memory_store
 from mnemolog.adapters.settings import Settings
-from mnemolog.cli.read_path import context_for
+from mnemolog.cli.read_path import context_preview
 from mnemolog.domain.memory_item import Trust
 from support.memory import extracted_session, item, save
 from support.web import notice, text_of, web_client
@@ -51,8 +51,10 @@ def test_the_next_session_page_shows_exactly_what_context_prints(store: Store) -
     save(store, item(API, "Run make lint before pushing."), item(WEB, "Use pnpm."), item("global", "Answer in English."))
     client, _ = web_client(store)
 
+    before = events(store)
     html = client.get("/context", params={"project": API}).text
-    expected = context_for(store, API, surface=None)
+    assert events(store) == before  # a preview: nothing was served to an agent, nothing is recorded
+    expected = context_preview(store, API)
 
     assert text_of(html).count(f"{expected.tokens} tokens of a {expected.budget}-token budget") == 1
     shown = html.split('<pre id="context-text">', 1)[1].split("</pre>", 1)[0]
@@ -102,12 +104,12 @@ def test_accept_reject_and_doubt_are_events_the_context_follows_at_once(store: S
 
     accepted = post(client, access, f"/items/{second}/review", verdict="accepted", back="/review")
     assert accepted.url.path == "/review" and notice(accepted.text) == f"item {second[:8]} is now accepted"
-    context = context_for(store, API, surface=None).text
+    context = context_preview(store, API).text
     assert context.index(second) < context.index(first)
 
     rejected = post(client, access, f"/items/{first}/review", verdict="rejected")
     assert rejected.url.path == f"/items/{first}" and "trust rejected" in text_of(rejected.text)
-    assert first not in context_for(store, API, surface=None).text
+    assert first not in context_preview(store, API).text
     assert first not in client.get("/review").text  # rejected items leave the queue
 
     again = post(client, access, f"/items/{second[:8]}/review", verdict="accepted")  # a prefix names it
@@ -125,14 +127,14 @@ def test_edit_pin_and_scope_change_show_on_the_item_page_and_in_context(store: S
     edited = post(client, access, f"/items/{lint}/edit", title="Lint", text="Run make lint and make typecheck before pushing.", reason="typecheck too")
     assert notice(edited.text) == f"item {lint[:8]} edited"
     assert "<ins>" in edited.text and "typecheck" in edited.text.split("<ins>", 1)[1]
-    assert "make typecheck" in context_for(store, API, surface=None).text
+    assert "make typecheck" in context_preview(store, API).text
 
     pinned = post(client, access, f"/items/{lint}/pin", pinned="1")
     assert notice(pinned.text) == f"item {lint[:8]} now pinned" and "pinned" in text_of(pinned.text)
 
     moved = post(client, access, f"/items/{lint}/scope", scope="global")
     assert notice(moved.text) == f"item {lint[:8]} moved to user-wide"
-    assert lint in context_for(store, WEB, surface=None).text  # user-wide memory reaches every project
+    assert lint in context_preview(store, WEB).text  # user-wide memory reaches every project
     story = text_of(client.get(f"/items/{lint}").text)
     assert "edited by user" in story and "pinned" in story and "scope changed" in story
 
@@ -156,3 +158,27 @@ def test_a_write_can_only_return_to_a_page_of_this_site(store: Store) -> None:
         f"/items/{lint}/review", data={"verdict": "doubted", "back": "//evil.example/x", "csrf_token": access.csrf}, follow_redirects=False
     )
     assert response.status_code == 303 and response.headers["location"].startswith(f"/items/{lint}?")
+
+
+def test_a_short_value_is_previewed_with_a_warning(store: Store) -> None:
+    save(store, item(API, "Run make lint before pushing."), item(API, "Use a venv."))
+    client, access = web_client(store)
+    before = events(store)
+    preview = post(client, access, "/forget/preview", what="value", target="a", scope="global")
+    assert 'id="forget-short"' in preview.text and "shorter than 3 characters" in text_of(preview.text)
+    assert events(store) == before
+    longer = post(client, access, "/forget/preview", what="value", target="make lint", scope="global")
+    assert 'id="forget-short"' not in longer.text and "1 item(s) would retire" in text_of(longer.text)
+
+
+def test_back_in_the_queue_the_page_scrolls_to_the_item_and_says_what_happened_there(store: Store) -> None:
+    first, second = save(store, item(API, "Run make lint before pushing."), item(API, "Deploys use Jenkins."))
+    client, access = web_client(store)
+    moved = client.post(
+        f"/items/{second}/review", data={"verdict": "doubted", "back": "/review", "csrf_token": access.csrf}, follow_redirects=False
+    )
+    assert moved.status_code == 303 and moved.headers["location"].endswith(f"#item-{second}")
+    html = client.get(moved.headers["location"]).text
+    card = html.split(f'id="item-{second}"', 1)[1].split("</article>", 1)[0]
+    assert f'<p class="acted">item {second[:8]} is now doubted</p>' in card
+    assert 'class="acted' not in html.split(f'id="item-{first}"', 1)[1].split("</article>", 1)[0]

@@ -102,6 +102,7 @@ def test_beyond_loopback_every_request_needs_the_token(store: Store) -> None:
     signed_in = client.get(f"/items?token={TOKEN}&kind=task")  # the printed URL: the token moves to a cookie
     assert signed_in.status_code == 200 and signed_in.url.path == "/items" and "token" not in str(signed_in.url)
     assert client.get("/").status_code == 200  # the cookie carries it from now on
+    assert client.get("/", headers={"cookie": f'other="a b\\c"; mnemolog_token={TOKEN}'}).status_code == 200  # other apps' cookies
     assert client.post("/forget", data={"what": "value", "target": "x", "scope": "global"}).status_code == 403  # still CSRF
 
 
