@@ -103,3 +103,14 @@ def test_one_request_at_a_time_for_a_local_server() -> None:
     assert extract_workers(local, requested=3) == 3  # --workers wins
     hosted_fit = model_fit(hosted, "extract", ask_server=False)
     assert hosted_fit.limits.stream is False and hosted_fit.compact is False and hosted_fit.limits.timeout_per_1k_input == 2.0
+
+
+def test_a_time_out_is_reported_at_once_with_what_to_change(fake_openai: FakeOpenAI) -> None:
+    fake_openai.queue(ANSWER, delay=3.0)
+    model = OpenAIExtractor(model="small", api_key=None, base_url=fake_openai.base_url, timeout=1.0, max_retries=3,
+                            backoff=0.01, limits=ModelLimits(timeout_per_1k_input=0.0))
+
+    with pytest.raises(ModelError, match=r"small: no answer within 1 s for ~\d+ input tokens; raise model_timeout") as caught:
+        model.extract(SESSION)
+
+    assert caught.value.retryable is True and len(fake_openai.requests) == 1  # the same input would time out again
