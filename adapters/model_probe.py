@@ -79,12 +79,13 @@ def probe(phase: str, model: str, base_url: str | None, api_key: str | None, tim
     cap = "max_completion_tokens" if base_url is None else "max_tokens"
     started = time.monotonic()
     try:
-        completion = client.chat.completions.create(
-            model=model,
-            messages=[{"role": "system", "content": PROBE_SYSTEM}, {"role": "user", "content": PROBE_USER}],
-            response_format=type_to_response_format_param(ProbeAnswer),
-            **{cap: PROBE_MAX_TOKENS},
-        )
+        arguments: dict[str, Any] = {
+            "model": model,
+            "messages": [{"role": "system", "content": PROBE_SYSTEM}, {"role": "user", "content": PROBE_USER}],
+            "response_format": type_to_response_format_param(ProbeAnswer),
+            cap: PROBE_MAX_TOKENS,
+        }
+        completion = client.chat.completions.create(**arguments)
     except openai.APIStatusError as error:
         report.error = f"HTTP {error.status_code}: {error.message}"
         return report

@@ -86,8 +86,8 @@ def discover(base_url: str | None, api_key: str | None = None) -> ServerInfo:
     data = listed.get("data") if isinstance(listed, dict) else None
     if isinstance(data, list):
         models = tuple(str(m.get("id")) for m in data if isinstance(m, dict) and m.get("id"))
-        first = data[0] if data and isinstance(data[0], dict) else {}
-        meta = first.get("meta") if isinstance(first.get("meta"), dict) else {}
+        first: dict[str, Any] = data[0] if data and isinstance(data[0], dict) else {}
+        meta: dict[str, Any] = first["meta"] if isinstance(first.get("meta"), dict) else {}
         if _positive(meta.get("n_ctx")):
             kind, context = "llama.cpp", _positive(meta.get("n_ctx"))
         elif _positive(first.get("max_model_len")):

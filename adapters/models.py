@@ -64,6 +64,7 @@ class ModelFit:
     context_window: int | None
     input_budget: int
     limits: ModelLimits
+    compact: bool = False  # phase 2 asks for the compact plan schema
 
     def as_dict(self) -> dict[str, object]:
         """JSON-ready form (``doctor --model``)."""
@@ -73,6 +74,7 @@ class ModelFit:
             "max_output_tokens": self.limits.max_output_tokens,
             "stream": self.limits.stream,
             "timeout_per_1k_input": self.limits.timeout_per_1k_input,
+            "plan_schema": "compact" if self.compact else "full",
         }
 
 
@@ -105,7 +107,8 @@ def model_fit(settings: Settings, phase: str, *, ask_server: bool = True) -> Mod
         stream=stream,
         max_completion_param=base_url is None,
     )
-    return ModelFit(base_url=base_url, context_window=context, input_budget=budget, limits=limits)
+    compact = settings.model_schema == "compact" or (settings.model_schema == "auto" and local)
+    return ModelFit(base_url=base_url, context_window=context, input_budget=budget, limits=limits, compact=compact)
 
 
 def extract_workers(settings: Settings, requested: int | None = None) -> int:
@@ -167,4 +170,5 @@ def make_consolidator(settings: Settings, name: str | None = None, progress: Str
         input_budget_tokens=fit.input_budget,
         limits=fit.limits,
         progress=progress,
+        compact=fit.compact,
     )

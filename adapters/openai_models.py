@@ -33,6 +33,7 @@ from typing import Any, TypeVar
 
 import openai
 import pydantic
+from mnemolog.adapters.compact_plan import CompactPlan, from_plan, to_plan
 from mnemolog.adapters.repetition import loop_period
 from mnemolog.adapters.tokens import count_tokens
 from mnemolog.adapters.transcript_rendering import plain_codex_tokens, render_for_model
@@ -106,6 +107,7 @@ class _ChatModel:
         if max_retries < 0:
             raise ValueError("max_retries must be >= 0")
         self.model = model
+        self.name = model  # the run records which model planned it
         self.max_retries = max_retries
         self.backoff = backoff
         self.max_backoff = max_backoff
@@ -360,20 +362,27 @@ class OpenAIExtractor(_ChatModel):
 
 
 def _format_item(item: ItemForModel) -> str:
+    # Each id on a line of its own, labelled the way the answer must repeat it.
     return "\n".join(
         [
-            f"## {item.handle} ({item.kind}, scope={item.scope}, task_group={item.task_group or '-'})",
+            f"## item {item.handle}",
+            f"handle: {item.handle}",
+            f"kind: {item.kind}",
+            f"scope: {item.scope}",
+            f"task_group: {item.task_group or '-'}",
             f"title: {item.title}",
             f"keywords: {', '.join(item.keywords)}",
             f"evidence: {', '.join(item.evidence)}",
-            item.text,
+            f"text: {item.text}",
         ]
     )
 
 
 def _format_input(entry: InputForModel, *, with_raw_memory: bool = True) -> str:
     lines = [
-        f"## session {entry.session_id} [{entry.change}]",
+        f"## session {entry.session_id}",
+        f"session id: {entry.session_id}",
+        f"change: {entry.change}",
         f"scope: {entry.scope}",
         f"cwd: {entry.cwd}",
         f"updated_at: {_time(entry.updated_at)}",
@@ -389,14 +398,24 @@ def _format_input(entry: InputForModel, *, with_raw_memory: bool = True) -> str:
 
 
 def _format_note(note: NoteForModel) -> str:
-    return f"## note {note.note_id} ({note.intent}, scope={note.scope})\n{note.text.strip()}"
+    return "\n".join(
+        [f"## note {note.note_id}", f"note id: {note.note_id}", f"intent: {note.intent}", f"scope: {note.scope}", note.text.strip()]
+    )
 
 
 class OpenAIConsolidator(_ChatModel):
-    """Phase 2 with an OpenAI-compatible model: a request in, a ``ConsolidationPlan`` out."""
+    """Phase 2 with an OpenAI-compatible model: a request in, a ``ConsolidationPlan`` out.
+
+    ``compact`` asks for the smallest schema (``compact_plan.CompactPlan``), for
+    small local models; the answer is turned into a full plan.
+    """
 
     _system_prompt = "consolidation_system"
     _input_prompt = "consolidation_input"
+
+    def __init__(self, *args: Any, compact: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.compact = compact
 
     def build_messages(self, request: ConsolidationRequest) -> tuple[str, str]:
         """The system and user messages for ``request``.
@@ -450,11 +469,18 @@ class OpenAIConsolidator(_ChatModel):
         system, user = self.build_messages(request)
         messages = _messages(system, user)
         if request.repair is not None:
+            previous = request.repair.plan
+            shown = from_plan(previous).model_dump_json() if self.compact else previous.model_dump_json(exclude_defaults=True)
+            problems = "\n".join(f"- {p}" for p in request.repair.problems)
             messages += [
-                {"role": "assistant", "content": request.repair.plan.model_dump_json(exclude_defaults=True)},
-                {"role": "user", "content": render(load_prompt("consolidation_repair"), problems="\n".join(f"- {p}" for p in request.repair.problems))},
+                {"role": "assistant", "content": shown},
+                {"role": "user", "content": render(load_prompt("consolidation_repair"), problems=problems)},
             ]
-        plan, usage = self._call(messages, ConsolidationPlan)
+        if self.compact:
+            compact, usage = self._call(messages, CompactPlan)
+            plan = to_plan(compact)
+        else:
+            plan, usage = self._call(messages, ConsolidationPlan)
         return ConsolidationAnswer(
             plan=plan, model=self.model, prompt_hash=self.prompt_hash, usage=usage
         )

@@ -60,6 +60,7 @@ class Settings(BaseSettings):
     model_context_tokens: int | None = Field(default=None, description="The model's context window when the server does not say (llama.cpp and vLLM say; Ollama and hosted APIs do not).")
     model_max_output_tokens: int = Field(default=4_096, description="The cap on one answer's tokens (sent as max_tokens).")
     model_stream: bool | None = Field(default=None, description="Stream answers (progress on a terminal, a looping answer stopped early); unset: on for a local base URL.")
+    model_schema: str = Field(default="auto", description="Phase 2's answer schema: 'full', 'compact' (the fields a decision needs, for small models), or 'auto': compact for a local base URL.")
     model_concurrency: int | None = Field(default=None, description="Model requests at once in phase 1; unset: 1 for a local base URL, else extract_workers.")
     extract_workers: int = 4
     extract_input_tokens: int = 24_000

@@ -146,7 +146,7 @@ def audit_run(app: MnemologApp, run_id: UUID, matcher: TombstoneMatcher, project
             refused = isinstance(e, Consolidation.PlanRefused)
             rounds.append({
                 "round": e.round, "model": e.model, "proposed": e.proposed, "refused": refused,
-                "reason": scrub_all(e.reason, matcher) if refused else None,
+                "reason": scrub_all(e.reason, matcher) if isinstance(e, Consolidation.PlanRefused) else None,
                 "rejected": [_scrubbed_override(o.model_dump(mode="json"), matcher) for o in e.rejected],
             })
         elif isinstance(e, Consolidation.ModelFailed):

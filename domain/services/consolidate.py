@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 from uuid import UUID
 
@@ -349,7 +350,7 @@ def _plan_with_repair(
         except ModelError as error:
             planning.errors.append(str(error))
             message = str(error)
-            facts.add(lambda r, n=round, m=message: r.model_failed(n, m, consolidator.name))
+            facts.add(partial(_model_failed, round=round, error=message, model=consolidator.name))
             if round == 1:
                 return planning  # no plan to repair
             break
@@ -361,7 +362,7 @@ def _plan_with_repair(
         if round == 2:
             break
         problems = tuple(f"{o.edit}: {o.reason}" for o in result.screened.rejected)
-        facts.add(lambda r, p=problems: r.request_repair(2, p))
+        facts.add(partial(_repair_requested, problems=problems))
         planning.repaired = True
         current = replace(request, repair=PlanRepair(plan=_scrubbed(result.answer.plan, matcher), problems=problems))
     usable = [a for a in reversed(attempts) if a.screened.usable]
@@ -372,10 +373,18 @@ def _plan_with_repair(
     return planning
 
 
+def _model_failed(run: Consolidation, *, round: int, error: str, model: str) -> None:
+    run.model_failed(round, error, model)
+
+
+def _repair_requested(run: Consolidation, *, problems: tuple[str, ...]) -> None:
+    run.request_repair(2, problems)
+
+
 def _scrubbed(plan: ConsolidationPlan, matcher: TombstoneMatcher) -> ConsolidationPlan:
     """The plan with tombstoned values cut out, to hand back to the model (it never sees a forgotten value)."""
 
-    def clean(text: str, scope: str) -> str:
+    def clean(text: str, scope: str | None) -> str:
         return matcher.scrub(text, scope)[0]
 
     edits = tuple(

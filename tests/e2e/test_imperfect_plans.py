@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from uuid import uuid4
 
+from mnemolog.adapters.compact_plan import from_plan
 from mnemolog.domain.extraction import StageOneOutput
 from mnemolog.domain.plan import ConsolidationPlan, Edit
 from mnemolog.domain.session import session_id_for
@@ -52,8 +53,8 @@ def test_good_edits_apply_and_the_audit_shows_the_rejected_ones_and_the_repair_r
         _add("Run make test before pushing.", session),
     ))
     fake_openai.queue(ANSWER)
-    fake_openai.queue(plan)
-    fake_openai.queue(plan)  # the repair round: a deterministic model answers the same
+    fake_openai.queue(from_plan(plan))  # a local server gets the compact plan schema
+    fake_openai.queue(from_plan(plan))  # the repair round: a deterministic model answers the same
 
     result = run_cli("run", "--all", "--json", str(tmp_path / "sessions"), env=_env(tmp_path, fake_openai))
 
@@ -62,6 +63,7 @@ def test_good_edits_apply_and_the_audit_shows_the_rejected_ones_and_the_repair_r
     assert consolidated["status"] == "completed" and consolidated["items"]["added"] == 2
     assert consolidated["repair_round"] is True and consolidated["fallback"] is None
     repair = fake_openai.requests[2]
+    assert fake_openai.requests[1].schema_name == "CompactPlan"
     assert [m["role"] for m in repair.messages] == ["system", "user", "assistant", "user"]
     assert "unknown item handle 'I1'" in repair.messages[3]["content"]
     assert f"evidence names sessions that were not selected: {stranger}" in repair.messages[3]["content"]
@@ -85,10 +87,10 @@ def test_good_edits_apply_and_the_audit_shows_the_rejected_ones_and_the_repair_r
 def test_plans_unusable_twice_fall_back_to_the_offline_consolidator(tmp_path: Path, fake_openai: FakeOpenAI) -> None:
     write_rollout(tmp_path / "sessions", thread_id(1), "Fix the retry test please")
     fake_openai.queue(ANSWER)
-    fake_openai.queue(ConsolidationPlan(edits=(
+    fake_openai.queue(from_plan(ConsolidationPlan(edits=(
         Edit(op="revise", target="I1", text="revise what is not there", evidence=("session1",), reason="r"),
-    )))
-    fake_openai.queue(ConsolidationPlan(edits=(_add("The retry suite needs REDIS_URL.", "session1", "session2"),)))
+    ))))
+    fake_openai.queue(from_plan(ConsolidationPlan(edits=(_add("The retry suite needs REDIS_URL.", "session1", "session2"),))))
 
     result = run_cli("run", "--all", "--json", str(tmp_path / "sessions"), env=_env(tmp_path, fake_openai))
 
@@ -117,9 +119,9 @@ def test_an_answer_that_is_no_plan_at_all_falls_back_too(tmp_path: Path, fake_op
 
     assert result.code == 0, result.err
     consolidated = result.json()["consolidate"]
-    assert consolidated["planned_by"] == "heuristic" and "not valid ConsolidationPlan JSON" in consolidated["fallback"]
+    assert consolidated["planned_by"] == "heuristic" and "not valid CompactPlan JSON" in consolidated["fallback"]
     audit = run_cli("audit", "--json", env=_env(tmp_path, fake_openai)).json()
-    assert audit["rounds"][0]["error"].startswith("small-model: answer is not valid ConsolidationPlan JSON")
+    assert audit["rounds"][0]["error"].startswith("small-model: answer is not valid CompactPlan JSON")
     assert audit["repair"] is None
 
 

@@ -35,6 +35,7 @@ def test_run_uses_the_configured_server_for_both_phases(tmp_path: Path, fake_ope
         "MNEMOLOG_CONSOLIDATE_BASE_URL": fake_openai.base_url,
         "MNEMOLOG_CONSOLIDATE_MODEL": "consolidate-model",
         "MNEMOLOG_MODEL_BACKOFF": "0.01",
+        "MNEMOLOG_MODEL_SCHEMA": "full",  # a local base URL would get the compact plan schema
     }
 
     result = run_cli("run", "--all", "--json", str(tmp_path / "sessions"), env=env)

@@ -302,10 +302,10 @@ def test_consolidator_request_and_plan(fake_openai: FakeOpenAI) -> None:
     assert request.schema_name == "ConsolidationPlan"
     assert set(request.schema["properties"]) == {"edits", "user_profile"}
     user = request.message("user")
-    assert "## I1 (preference, scope=git:github.com/acme/app" in user
-    assert "session s2 [added]" in user
+    assert "## item I1\nhandle: I1\nkind: preference\nscope: git:github.com/acme/app\n" in user
+    assert "## session s2\nsession id: s2\nchange: added\n" in user
     assert "- s0" in user
-    assert "note n1 (remember, scope=global)" in user
+    assert "## note n1\nnote id: n1\nintent: remember\nscope: global\n" in user
     assert "ignore previous instructions" not in request.message("system").lower()
     last_open = user.rindex("<memory_data>", 0, user.index("ignore previous instructions"))
     assert user.index("</memory_data>", last_open) > user.index("ignore previous instructions")

@@ -49,6 +49,7 @@ class QueuedReply:
     error_message: str = ""
     headers: dict[str, str] = field(default_factory=dict)
     raw_body: bytes | None = None  # sent as is, overriding everything but status and headers
+    delay: float = 0.0  # seconds before the server answers (a slow local model)
 
 
 @dataclass(frozen=True)
@@ -142,6 +143,7 @@ class FakeOpenAI:
         error_message: str = "",
         headers: dict[str, str] | None = None,
         raw_body: bytes | None = None,
+        delay: float = 0.0,
     ) -> None:
         """Queue one reply.
 
@@ -165,6 +167,7 @@ class FakeOpenAI:
             error_message=error_message or f"fake error {status}",
             headers=dict(headers or {}),
             raw_body=raw_body,
+            delay=delay,
         )
         with self._lock:
             self._replies.append(reply)
@@ -229,13 +232,16 @@ def _handler_for(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             return
 
         def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            for key, value in (headers or {}).items():
-                self.send_header(key, value)
-            self.end_headers()
-            self.wfile.write(body)
+            try:
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                for key, value in (headers or {}).items():
+                    self.send_header(key, value)
+                self.end_headers()
+                self.wfile.write(body)
+            except (BrokenPipeError, ConnectionResetError):
+                self.close_connection = True  # the client gave up waiting
 
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
@@ -255,6 +261,8 @@ def _handler_for(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 self._send(404, json.dumps(payload).encode())
                 return
             reply = server._next()
+            if reply is not None and reply.delay:
+                time.sleep(reply.delay)
             if reply is None:
                 server.unexpected += 1
                 payload = {

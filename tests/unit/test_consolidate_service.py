@@ -10,6 +10,7 @@ from mnemolog.adapters.heuristic_consolidator import HeuristicConsolidator
 from mnemolog.domain.consolidation import Consolidation, PhaseTwoLease
 from mnemolog.domain.note import Note
 from mnemolog.domain.plan import GLOBAL_SCOPE, ConsolidationPlan, Edit
+from mnemolog.domain.ports import ModelError
 from mnemolog.domain.services.consolidate import EVERYTHING, ConsolidationPolicy, consolidate
 from mnemolog.domain.services.notes import (
     NoteFile,
@@ -283,3 +284,66 @@ def test_notes_list_by_project_and_state(memory_store) -> None:
     assert [n.note_id for n in reads.notes()] == [api, web, shared, later]
     assert [n.note_id for n in reads.notes(API, include_done=False)] == [later]
     assert reads.note_sources() == {"cli"} and set(reads.note_ids()) == {api, web, shared, later}
+
+
+def _add(text: str, *evidence: object, scope: str = API) -> Edit:
+    return Edit(op="add", kind="knowledge", scope=scope, text=text, evidence=tuple(str(e) for e in evidence), reason="r")
+
+
+def test_a_repaired_plan_replaces_a_refused_one(memory_store) -> None:
+    session = extracted_session(memory_store, "s1", API, "Run make test before pushing.", updated_at=WHEN)
+    refused = ConsolidationPlan(edits=(_add("Run make test.", session, scope=WEB),))  # a scope violation
+    repaired = ConsolidationPlan(edits=(_add("Run make test.", session),))
+    model = ScriptedConsolidator(refused, repaired)
+
+    report = consolidate(memory_store, model, no_secrets, EVERY, fallback=HeuristicConsolidator())
+
+    assert report.status == "completed" and report.added == 1 and report.repaired and report.fallback == ""
+    assert report.planned_by == "scripted-consolidator"
+    assert list(model.seen[1].repair.problems) == [
+        f"edit 1: add (knowledge, scope {WEB}): scope {WEB} is not covered by its evidence (from {API})"
+    ]
+    events = [type(e).__name__ for e in memory_store.app.events.get(report.consolidation_id)]
+    assert events == ["Started", "PlanRefused", "RepairRequested", "Completed"]
+
+
+def test_the_first_plans_good_edits_stand_when_the_repair_is_worse(memory_store) -> None:
+    session = extracted_session(memory_store, "s1", API, "Run make test before pushing.", updated_at=WHEN)
+    first = ConsolidationPlan(edits=(_add("Run make test.", session), _add("Made up.", "session1")))
+    model = ScriptedConsolidator(first, ConsolidationPlan(edits=(_add("Made up.", "session2"),)))
+
+    report = consolidate(memory_store, model, no_secrets, EVERY, fallback=HeuristicConsolidator())
+
+    assert report.status == "completed" and report.added == 1 and report.planned_by == "scripted-consolidator"
+    assert [o.reason for o in report.overrides] == ["evidence names sessions that were not selected: session1"]
+    assert [i.text for i in memory_store.reads().active_items()] == ["Run make test."]
+
+
+def test_a_model_error_falls_back_without_a_repair_round(memory_store) -> None:
+    extracted_session(memory_store, "s1", API, "Run make test before pushing.", updated_at=WHEN)
+    model = ScriptedConsolidator(ModelError("m: answer cut off by the output token limit"))
+
+    report = consolidate(memory_store, model, no_secrets, EVERY, fallback=HeuristicConsolidator())
+
+    assert report.status == "completed" and report.planned_by == "heuristic" and not report.repaired
+    assert report.fallback == "model error: m: answer cut off by the output token limit"
+    assert "Run make test before pushing." in active(memory_store)
+    events = [type(e).__name__ for e in memory_store.app.events.get(report.consolidation_id)]
+    assert events == ["Started", "ModelFailed", "FellBack", "Completed"]
+
+
+def test_without_a_fallback_a_model_error_fails_the_run(memory_store) -> None:
+    report = run(memory_store, ScriptedConsolidator(ModelError("server down")))
+
+    assert report.status == "failed" and report.detail == "model error: server down"
+    events = [type(e).__name__ for e in memory_store.app.events.get(report.consolidation_id)]
+    assert events == ["Started", "ModelFailed", "Failed"]
+
+
+def test_a_clean_empty_plan_is_taken_as_is(memory_store) -> None:
+    extracted_session(memory_store, "s1", API, "Run make test before pushing.", updated_at=WHEN)
+    model = ScriptedConsolidator(ConsolidationPlan(edits=()))
+
+    report = consolidate(memory_store, model, no_secrets, EVERY, fallback=HeuristicConsolidator())
+
+    assert report.status == "completed" and report.added == 0 and report.fallback == "" and len(model.seen) == 1

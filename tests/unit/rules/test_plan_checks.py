@@ -12,6 +12,7 @@ from mnemolog.domain.plan_checks import (
     code_retirements,
     describe_edit,
     droppable_edits,
+    screen_plan,
 )
 from mnemolog.domain.reads import ItemRow
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher, reaches
@@ -381,3 +382,27 @@ def test_a_tombstone_of_another_project_keeps_nothing_out(case) -> None:
         == []
     )
     assert code_retirements(list(handles.values()), frozenset({S_API, S_WEB}), elsewhere, frozenset()) == []
+
+
+def test_screening_drops_what_cannot_apply_and_keeps_the_rest() -> None:
+    good = add(S_API, scope=API)
+    screened = screen_plan(
+        plan(Edit(op="revise", target="I9", reason="r"), add(uid("not selected"), scope=API), good, add(scope=API)),
+        handles=HANDLES, selected_scopes=SELECTED, note_scopes={}, matcher=matcher(),
+    )
+    assert screened.plan.edits == (good,) and screened.usable and not screened.refused
+    assert [o.edit.split(":")[0] for o in screened.dropped] == ["edit 1", "edit 2", "edit 4"]
+    assert screened.dropped[2].reason == "no evidence"
+
+
+def test_screening_refuses_a_plan_with_what_must_never_pass() -> None:
+    screened = screen_plan(
+        plan(add(S_API, scope=API), add(S_API, scope=API, text=f"deploy with {SECRET}"), add(S_WEB, scope=API)),
+        handles=HANDLES, selected_scopes=SELECTED, note_scopes={}, matcher=forgetting(SECRET),
+    )
+    assert screened.refused and not screened.usable
+    assert [o.reason for o in screened.refusals] == [
+        "the edit contains a forgotten value (tombstone)",
+        f"scope {API} is not covered by its evidence (from {WEB})",
+    ]
+    assert "falcon" not in " ".join(o.reason + o.edit for o in screened.rejected)
