@@ -251,7 +251,7 @@ def test_projects_and_the_next_sessions_context_as_the_cli_prints_it(site: Serve
     assert page.locator("figure.chart svg polyline").count() >= 2
     screenshot(page, "projects")
 
-    project = site.cli("explain", item_with(site.memory(), "number_generator.py` failed"), "--json").json()["scope"]
+    project = site.scope_of(item_with(site.memory(), "number_generator.py` failed"))
     page.goto(site.url + f"context?project={project}")
     printed = site.cli("context", "--project", project).out
     assert page.locator("#context-text").inner_text().strip() == printed.strip()
@@ -272,6 +272,6 @@ def test_pin_and_move_to_user_wide_from_the_review_queue(site: Served, page: Any
     card.locator("select[name=scope]").select_option("global")
     card.locator("button", has_text="Move").click()
     assert f"item {target[:8]} moved to user-wide" in done_line(page)
-    other = site.cli("explain", item_with(site.memory(), "npm run build"), "--json").json()["scope"]
+    other = site.scope_of(item_with(site.memory(), "npm run build"))
     assert target in site.cli("context", "--project", other).out  # user-wide memory reaches every project
     assert "user-wide" in page.locator(f'article[data-item="{target}"]').inner_text()
