@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from mnemolog.adapters.settings import Settings, load_settings
+from mnemolog.adapters.tokens import count_tokens  # the tokenizer itself loads on the first count
 from mnemolog.domain.application import MnemologApp
 from mnemolog.domain.ports import Redactor, ScopeLookup, SessionSource
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher
@@ -92,13 +93,13 @@ class Store:
         deadline = None if timeout is None else time.monotonic() + timeout
         if self.backend == "postgres":
             from eventsourcing.projection import ProjectionRunner
-            from mnemolog.projections.postgres_view import MemoryProjection, PostgresMemoryView
+            from mnemolog.projections.postgres_view import MemoryProjection, counting_view_class
 
             self.catch_up()  # the runner starts from the tracked position; begin there
             with ProjectionRunner(
                 application_class=MnemologApp,
                 projection_class=MemoryProjection,
-                view_class=PostgresMemoryView,
+                view_class=counting_view_class(count_tokens),
                 env=self.env,
             ) as runner:
                 while not stop.is_set() and (deadline is None or time.monotonic() < deadline):
@@ -204,7 +205,7 @@ def open_store(settings: Settings | None = None, clock: Clock = utc_now) -> Stor
                 conn.execute("SELECT pg_advisory_lock(%s)", (SCHEMA_LOCK,))
                 try:
                     app = MnemologApp(env=env)
-                    view: MemoryView = open_views(app, open_postgres_view(params))
+                    view: MemoryView = open_views(app, open_postgres_view(params, count_tokens))
                 finally:
                     conn.execute("SELECT pg_advisory_unlock(%s)", (SCHEMA_LOCK,))
             return Store(app, view, settings, "postgres", _redacted_url(url), clock, env)
@@ -220,7 +221,7 @@ def open_store(settings: Settings | None = None, clock: Clock = utc_now) -> Stor
             "APPLICATION_RECORDER_TOPIC": "mnemolog.adapters.batch_recorders:BatchSQLiteApplicationRecorder",
         }
         app = MnemologApp(env=env)
-        view = open_views(app, open_sqlite_view(str(home / "views.sqlite")))
+        view = open_views(app, open_sqlite_view(str(home / "views.sqlite"), count_tokens))
         return Store(app, view, settings, "sqlite", str(home), clock, env)
     except Exception as error:  # any driver error opening the store is one user-facing message
         if isinstance(error, StoreError):
@@ -235,7 +236,7 @@ def open_memory_store(settings: Settings, clock: Clock = utc_now) -> Store:
     store, nothing on disk but the tombstone key in ``settings.home``.
     """
     env = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
-    return Store(MnemologApp(env=env), open_sqlite_view(":memory:"), settings, "memory", "memory", clock, env)
+    return Store(MnemologApp(env=env), open_sqlite_view(":memory:", count_tokens), settings, "memory", "memory", clock, env)
 
 
 

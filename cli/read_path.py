@@ -7,8 +7,10 @@ tokenizer, the read-path prompt, the renderer.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from mnemolog.adapters.bootstrap import Store
-from mnemolog.adapters.tokens import TOKENIZER, count_tokens
+from mnemolog.adapters.tokens import CachedTokenizer, count_tokens
 from mnemolog.domain.services import read
 from mnemolog.projections.rendered_folder import folder_files
 from mnemolog.prompts import load_prompt, render
@@ -22,7 +24,9 @@ def instructions(project: str) -> str:
 def context_for(store: Store, project: str, budget: int | None = None) -> read.Context:
     """What a session in ``project`` receives at start, within ``budget`` tokens (default: the context_tokens setting)."""
     limit = store.settings.context_tokens if budget is None else budget
-    return read.context(store.reads(), store.matcher(), TOKENIZER, instructions(project), project, limit)
+    # Item lines come pre-counted from the views; the head's counts are remembered in the home folder.
+    tokenizer = CachedTokenizer(Path(store.settings.home) / "token-counts.json")
+    return read.context(store.reads(), store.matcher(), tokenizer, instructions(project), project, limit)
 
 
 def memory_folder(store: Store, project: str) -> dict[str, str]:

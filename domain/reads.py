@@ -42,6 +42,12 @@ class ItemRow:
     revision: int = 1
     use_count: int = 0
     last_used: datetime | None = None
+    # The tokens of the item's context line, counted once when it was projected (None: not counted).
+    context_tokens: int | None = None
+
+
+# The encoding the views count context lines in (a reader counting in another one counts itself).
+CONTEXT_TOKEN_ENCODING = "o200k_base"
 
 
 @dataclass(frozen=True)

@@ -228,6 +228,7 @@ def _item(sql: Sql, e: Any) -> None:
         )
         _set_evidence(sql, iid, e.evidence)
         _search_put(sql, iid, e.scope, e.kind, e.title, e.text, e.keywords, fresh=True)
+        _count_context_line(sql, iid)
         return
     row = sql.one(f"SELECT * FROM {table('items')} WHERE id = ?", [iid])
     if row is None:  # pragma: no cover - an item event always follows its Added
@@ -257,6 +258,23 @@ def _item(sql: Sql, e: Any) -> None:
         values["trust"] = e.verdict.value
         values["context_rank"] = context_rank(e.verdict.value)
     _update(sql, "items", iid, values)
+    _count_context_line(sql, iid)
+
+
+def _count_context_line(sql: Sql, item_id: str) -> None:
+    """Store the tokens of the item's context line, so context never runs a tokenizer (see domain.services.read)."""
+    if sql.count_tokens is None:
+        return
+    from mnemolog.domain.services.read import context_line
+    from mnemolog.projections.reads import (
+        item_row,  # imported here: reads imports this module's neighbours
+    )
+
+    row = sql.one(f"SELECT * FROM {table('items')} WHERE id = ?", [item_id])
+    if row is None or row["status"] != ItemStatus.ACTIVE.value:
+        return
+    tokens = sql.count_tokens(context_line(item_row(row)) + "\n")
+    sql.run(f"UPDATE {table('items')} SET context_tokens = ? WHERE id = ?", [tokens, item_id])
 
 
 def _consolidation(sql: Sql, e: Any) -> None:
@@ -333,6 +351,7 @@ def _citation(sql: Sql, e: Citation.Recorded) -> None:
         _bump(sql, "item_usage", "item_id", iid, at)
         # The count also lives on the item row, so context reads items in rank order from an index.
         sql.run(f"UPDATE {table('items')} SET use_count = COALESCE(use_count, 0) + 1 WHERE id = ?", [iid])
+        _count_context_line(sql, iid)  # the line shows the count
 
 
 def _tombstone(sql: Sql, e: Any) -> None:

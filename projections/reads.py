@@ -61,6 +61,7 @@ def item_row(r: dict[str, Any]) -> ItemRow:
         revision=int(r["revision"] or 1),
         use_count=int(r.get("use_count") or 0),
         last_used=when(r.get("last_used")),
+        context_tokens=r.get("context_tokens"),
     )
 
 
@@ -348,5 +349,8 @@ class ViewReads:
         out: dict[str, list[dict[str, Any]]] = {}
         for name, order in dump_order().items():
             cols = "item_id, scope, kind, title, text, keywords, tags" if name == "search_rows" else "*"
-            out[name] = self.query(f"SELECT {cols} FROM {table(name)} ORDER BY {order}")
+            rows = self.query(f"SELECT {cols} FROM {table(name)} ORDER BY {order}")
+            for row in rows:  # a count cached for the reader, not state: a view opened without a counter leaves it empty
+                row.pop("context_tokens", None)
+            out[name] = rows
         return out

@@ -22,7 +22,7 @@ TABLES: dict[str, str] = {
         id TEXT PRIMARY KEY, kind TEXT, scope TEXT, task_group TEXT, title TEXT, text TEXT,
         keywords TEXT, evidence TEXT, trust TEXT, status TEXT, valid_from TEXT, valid_to TEXT,
         created_at TEXT, updated_at TEXT, consolidation_id TEXT, revision INTEGER,
-        context_rank INTEGER, use_count INTEGER
+        context_rank INTEGER, use_count INTEGER, context_tokens INTEGER
     """,
     "item_evidence": "item_id TEXT, session_id TEXT, PRIMARY KEY (item_id, session_id)",
     "session_usage": "session_id TEXT PRIMARY KEY, use_count INTEGER, last_used TEXT",
@@ -130,6 +130,19 @@ def schema_version() -> str:
     """A fingerprint of the view tables' definition: views built under another one are rebuilt from the log."""
     import hashlib
 
-    text = repr((sorted(TABLES.items()), INDEXES, create_statements("sqlite"), create_statements("postgres")))
+    text = repr((sorted(TABLES.items()), INDEXES, create_statements("sqlite"), create_statements("postgres"), _line_format()))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _line_format() -> str:
+    """A fingerprint of how a context line is written: items store its token count, so a new format rebuilds."""
+    from types import CodeType
+
+    from mnemolog.domain.services import read
+
+    def shape(code: CodeType) -> str:
+        consts = [shape(c) if isinstance(c, CodeType) else repr(c) for c in code.co_consts]
+        return repr((code.co_code, code.co_names, consts))
+
+    return shape(read._context_line.__code__) + shape(read.context_line.__code__)
 
