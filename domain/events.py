@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict
 class DomainEvent(BaseModel):
     """Fields every stored event carries: which aggregate, which version, when recorded."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     originator_id: UUID
     originator_version: int
@@ -42,7 +42,7 @@ class EventSourced(Aggregate):
 class Value(BaseModel):
     """Base for immutable value objects carried by events."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class PydanticMapper(Mapper[UUID]):

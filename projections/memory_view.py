@@ -6,9 +6,7 @@ incremental catch-up and a rebuild call it, which is what makes them equal.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -158,21 +156,6 @@ def _session(sql: Sql, e: Any) -> None:
     _update(sql, "sessions", sid, values)
 
 
-def search_tags(scope: str, kind: str) -> str:
-    """The index words that let the full-text index filter by scope and kind (see projections.search)."""
-    return f"{scope_tag(scope)} {kind_tag(kind)}"
-
-
-def scope_tag(scope: str) -> str:
-    """One index word for a scope key (letters and digits only, so every tokenizer keeps it whole)."""
-    return "scope" + hashlib.sha1(scope.encode()).hexdigest()[:20] + "x"
-
-
-def kind_tag(kind: str) -> str:
-    """One index word for an item kind."""
-    return "kind" + re.sub(r"[^a-z0-9]", "", kind.lower()) + "x"
-
-
 def _search_drop(sql: Sql, item_id: str) -> None:
     sql.run(f"DELETE FROM {table('search_rows')} WHERE item_id = ?", [item_id])  # by its unique index
 
@@ -184,9 +167,9 @@ def _search_put(
         _search_drop(sql, item_id)
     rows = table("search_rows")
     sql.run(
-        f"INSERT INTO {rows} (id, item_id, scope, kind, title, text, keywords, tags) "
-        f"SELECT COALESCE(MAX(id), 0) + 1, ?, ?, ?, ?, ?, ?, ? FROM {rows}",  # the newest row has the highest id
-        [item_id, scope, kind, title, text, " ".join(keywords), search_tags(scope, kind)],
+        f"INSERT INTO {rows} (id, item_id, scope, kind, title, text, keywords) "
+        f"SELECT COALESCE(MAX(id), 0) + 1, ?, ?, ?, ?, ?, ? FROM {rows}",  # the newest row has the highest id
+        [item_id, scope, kind, title, text, " ".join(keywords)],
     )
 
 

@@ -348,7 +348,7 @@ class ViewReads:
 
         out: dict[str, list[dict[str, Any]]] = {}
         for name, order in dump_order().items():
-            cols = "item_id, scope, kind, title, text, keywords, tags" if name == "search_rows" else "*"
+            cols = "item_id, scope, kind, title, text, keywords" if name == "search_rows" else "*"
             rows = self.query(f"SELECT {cols} FROM {table(name)} ORDER BY {order}")
             for row in rows:  # a count cached for the reader, not state: a view opened without a counter leaves it empty
                 row.pop("context_tokens", None)

@@ -37,9 +37,8 @@ TABLES: dict[str, str] = {
         id TEXT PRIMARY KEY, digest TEXT, width INTEGER, scope TEXT, reason TEXT, placed_at TEXT,
         lifted INTEGER, suppressions INTEGER
     """,
-    # The search rows, keyed by an integer (the full-text index points at ``id``); ``tags`` holds
-    # the scope and kind as index words, so the index itself filters them.
-    "search_rows": "id INTEGER PRIMARY KEY, item_id TEXT UNIQUE, scope TEXT, kind TEXT, title TEXT, text TEXT, keywords TEXT, tags TEXT",
+    # The search rows, keyed by an integer (the SQLite full-text index points at ``id``; newest highest).
+    "search_rows": "id INTEGER PRIMARY KEY, item_id TEXT UNIQUE, scope TEXT, kind TEXT, title TEXT, text TEXT, keywords TEXT",
     "notes": """
         id TEXT PRIMARY KEY, text TEXT, intent TEXT, scope TEXT, source TEXT, written_at TEXT,
         applied_by TEXT, withdrawn INTEGER
@@ -73,7 +72,7 @@ def create_statements(dialect: str, *, with_indexes: bool = True) -> list[str]:
         # An external-content FTS5 index over search_rows (rowid = search_rows.id), kept in step by
         # triggers: a row is replaced or removed by its indexed item_id, never by scanning the index.
         rows, search = table("search_rows"), table("search")
-        columns = "title, text, keywords, tags"
+        columns = "title, text, keywords"
         new = ", ".join(f"new.{c}" for c in columns.split(", "))
         old = ", ".join(f"old.{c}" for c in columns.split(", "))
         statements += [
