@@ -55,8 +55,9 @@ class PydanticMapper(Mapper[UUID]):
     def to_stored_event(self, domain_event: Any) -> StoredEvent:
         """Serialise one domain event."""
         topic = get_topic(domain_event.__class__)
-        state = cast(BaseModel, domain_event).model_dump(mode="json")
-        stored_state = self.transcoder.encode(state)
+        # pydantic writes the JSON itself (no Python dict, no json module): the same document
+        # the library's JSON transcoder made of model_dump(mode="json"), at a fraction of the cost.
+        stored_state = cast(BaseModel, domain_event).model_dump_json().encode()
         if self.compressor:
             stored_state = self.compressor.compress(stored_state)
         if self.cipher:
@@ -75,6 +76,5 @@ class PydanticMapper(Mapper[UUID]):
             stored_state = self.cipher.decrypt(stored_state)
         if self.compressor:
             stored_state = self.compressor.decompress(stored_state)
-        event_state = self.transcoder.decode(stored_state)
         cls = cast(type[BaseModel], resolve_topic(stored_event.topic))
-        return cls.model_validate(event_state)
+        return cls.model_validate_json(stored_state)  # any JSON document, whichever wrote it
