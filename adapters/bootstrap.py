@@ -21,6 +21,7 @@ from typing import Any
 
 from mnemolog.adapters.data_keys import KEY_FILE, AesGcmKeys, MemoryKeys, PostgresKeys, SqliteKeys
 from mnemolog.adapters.settings import Settings, load_settings
+from mnemolog.adapters.tokens import count_tokens  # the tokenizer itself loads on the first count
 from mnemolog.domain.application import MnemologApp, keyed_app_class
 from mnemolog.domain.ports import Redactor, ScopeLookup, SessionSource
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher
@@ -97,13 +98,13 @@ class Store:
         deadline = None if timeout is None else time.monotonic() + timeout
         if self.backend == "postgres":
             from eventsourcing.projection import ProjectionRunner
-            from mnemolog.projections.postgres_view import MemoryProjection, PostgresMemoryView
+            from mnemolog.projections.postgres_view import MemoryProjection, counting_view_class
 
             self.catch_up()  # the runner starts from the tracked position; begin there
             with ProjectionRunner(
                 application_class=keyed_app_class(self.keys),  # the runner builds its own app: it must open sealed text
                 projection_class=MemoryProjection,
-                view_class=PostgresMemoryView,
+                view_class=counting_view_class(count_tokens),
                 env=self.env,
             ) as runner:
                 while not stop.is_set() and (deadline is None or time.monotonic() < deadline):
@@ -240,7 +241,7 @@ def open_store(settings: Settings | None = None, clock: Clock = utc_now) -> Stor
                 conn.execute("SELECT pg_advisory_lock(%s)", (SCHEMA_LOCK,))
                 try:
                     app = MnemologApp(env=env, keys=pg_keys)
-                    view: MemoryView = open_views(app, open_postgres_view(params))
+                    view: MemoryView = open_views(app, open_postgres_view(params, count_tokens))
                 finally:
                     conn.execute("SELECT pg_advisory_unlock(%s)", (SCHEMA_LOCK,))
             return Store(app, view, settings, "postgres", _redacted_url(url), clock, env, pg_keys)
@@ -291,7 +292,7 @@ def _open_sqlite_views(app: MnemologApp, path: Path) -> MemoryView:
     The views are projections: the log alone is the record, so nothing is lost.
     """
     try:
-        return open_views(app, open_sqlite_view(str(path)))
+        return open_views(app, open_sqlite_view(str(path), count_tokens))
     except Exception as error:
         if not _is_corrupt(path):
             raise
@@ -300,7 +301,7 @@ def _open_sqlite_views(app: MnemologApp, path: Path) -> MemoryView:
             with contextlib.suppress(FileNotFoundError):
                 os.replace(f"{path}{suffix}", f"{aside}{suffix}")
         NOTICES.append(f"the views in {path} could not be opened ({error}); set aside as {aside.name} and rebuilt from the log")
-        view = open_sqlite_view(str(path))
+        view = open_sqlite_view(str(path), count_tokens)
         rebuild(app, view)
         return view
 
@@ -333,7 +334,7 @@ def open_memory_store(settings: Settings, clock: Clock = utc_now) -> Store:
     """
     env = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
     keys = MemoryKeys()
-    return Store(MnemologApp(env=env, keys=keys), open_sqlite_view(":memory:"), settings, "memory", "memory", clock, env, keys)
+    return Store(MnemologApp(env=env, keys=keys), open_sqlite_view(":memory:", count_tokens), settings, "memory", "memory", clock, env, keys)
 
 
 

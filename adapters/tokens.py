@@ -9,14 +9,18 @@ Special-token strings such as ``<|endoftext|>`` are counted as plain text.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
 from collections.abc import Iterator
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 ENCODING_NAME = "o200k_base"
 _CHUNK_CHARS = 50_000  # ≤ 4 bytes a char → ≤ 200k tokens, the tokenizer's limit
 
-__all__ = ["ENCODING_NAME", "TOKENIZER", "O200kTokenizer", "count_tokens", "encode", "tail_to_tokens", "truncate_to_tokens"]
+__all__ = ["ENCODING_NAME", "TOKENIZER", "CachedTokenizer", "O200kTokenizer", "count_tokens", "encode", "tail_to_tokens", "truncate_to_tokens"]
 
 
 @lru_cache(maxsize=1)
@@ -119,6 +123,8 @@ def tail_to_tokens(text: str, n: int) -> str:
 class O200kTokenizer:
     """The domain's Tokenizer port over o200k_base."""
 
+    encoding = ENCODING_NAME  # the views count context lines in this encoding too
+
     def count(self, text: str) -> int:
         """How many tokens ``text`` takes."""
         return count_tokens(text)
@@ -129,3 +135,48 @@ class O200kTokenizer:
 
 
 TOKENIZER = O200kTokenizer()
+
+
+class CachedTokenizer(O200kTokenizer):
+    """o200k counts remembered in a small JSON file, so a read that counts the same texts again
+    (the read-path instructions, the user profile, the closing line) does not load the tokenizer.
+
+    Keys are SHA-256 digests of the texts (no text is written); the file keeps
+    the ``MAX_ENTRIES`` most recent counts and is rewritten only when it learns one.
+    """
+
+    MAX_ENTRIES = 512
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._counts: dict[str, int] | None = None
+
+    def _load(self) -> dict[str, int]:
+        if self._counts is None:
+            try:
+                loaded = json.loads(self.path.read_text())
+                self._counts = {str(k): int(v) for k, v in loaded.items()} if isinstance(loaded, dict) else {}
+            except (OSError, ValueError):
+                self._counts = {}
+        return self._counts
+
+    def count(self, text: str) -> int:
+        """How many tokens ``text`` takes (from the file when it was counted before)."""
+        key = hashlib.sha256(text.encode()).hexdigest()
+        counts = self._load()
+        if key in counts:
+            return counts[key]
+        tokens = count_tokens(text)
+        counts[key] = tokens
+        while len(counts) > self.MAX_ENTRIES:
+            del counts[next(iter(counts))]
+        with contextlib.suppress(OSError):  # a read-only home only costs the next read a tokenizer
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            scratch = self.path.with_suffix(".tmp")
+            scratch.write_text(json.dumps(counts))
+            scratch.replace(self.path)
+        return tokens
+
+    def truncate(self, text: str, tokens: int) -> str:
+        """The longest prefix of ``text`` within ``tokens`` tokens (no tokenizer when it fits whole)."""
+        return text if self.count(text) <= tokens else truncate_to_tokens(text, tokens)

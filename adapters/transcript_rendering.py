@@ -6,7 +6,8 @@ works item by item instead:
 
 1. one short block per item, with a header naming the role or tool, the call
    id and the exit code; an output identical to an earlier one becomes
-   ``[same output as call X]``;
+   ``[same output as call X]``; tool calls and outputs are always cut to
+   their first and last lines plus every error line (``_RESTING``);
 2. if that is over budget, long tool calls, tool outputs and assistant
    messages are cut to a head and a tail at ever tighter levels, with a
    ``[… n lines trimmed …]`` marker, keeping every line that looks like an
@@ -51,7 +52,12 @@ _LEVELS: tuple[tuple[int, int, int], ...] = (
     (2, 1, 120),
     (1, 0, 80),
 )
+# Tool calls and outputs are always cut to this (head lines, tail lines, max chars a line), budget or
+# not: a phase-1 model learns what a command showed from its ends and its error lines, and Codex's
+# plain serialisation sends them whole (issue 15: at most 0.6 of its tokens).
+_RESTING: tuple[int, int, int] = (24, 12, 400)
 _ERROR_LINE_CHARS = 1000
+_SHORT_CALL_ID = 8  # longer call ids are shown as the number of the item that first named them
 _MIN_COLLAPSE_CHARS = 80  # shorter repeated outputs are cheaper to repeat than to reference
 _SEPARATOR = "\n\n"
 
@@ -90,7 +96,7 @@ def _is_error_item(item: TranscriptItem) -> bool:
     return item.is_error or (item.exit_code is not None and item.exit_code != 0)
 
 
-def _header(number: int, item: TranscriptItem) -> str:
+def _header(number: int, item: TranscriptItem, call: str | None = None) -> str:
     if item.kind is ItemKind.USER:
         return f"[{number}] user:"
     if item.kind is ItemKind.ASSISTANT:
@@ -99,7 +105,7 @@ def _header(number: int, item: TranscriptItem) -> str:
     if item.tool:
         parts.append(item.tool)
     if item.call_id:
-        parts.append(f"(call {item.call_id})")
+        parts.append(f"(call {call or item.call_id})")
     if item.exit_code is not None:
         parts.append(f"exit={item.exit_code}")
     if item.is_error:
@@ -109,20 +115,24 @@ def _header(number: int, item: TranscriptItem) -> str:
 
 def _blocks(transcript: Transcript) -> list[_Block]:
     seen_outputs: dict[str, str] = {}
+    calls: dict[str, str] = {}  # a long call id -> "#N", N the item that first named it (ids cost ~10 tokens)
     blocks: list[_Block] = []
     for index, item in enumerate(transcript.items):
         number = index + 1
         body = item.text.strip("\n")
+        call = None
+        if item.call_id:
+            call = calls.setdefault(item.call_id, f"#{number}" if len(item.call_id) > _SHORT_CALL_ID else item.call_id)
         if item.kind is ItemKind.TOOL_OUTPUT and len(body) >= _MIN_COLLAPSE_CHARS:
             if body in seen_outputs:
                 body = f"[same output as {seen_outputs[body]}]"
             else:
-                seen_outputs[body] = f"call {item.call_id}" if item.call_id else f"item {number}"
+                seen_outputs[body] = f"call {call}" if call else f"item {number}"
         blocks.append(
             _Block(
                 index=index,
                 item=item,
-                header=_header(number, item),
+                header=_header(number, item, call),
                 body=body,
                 essential=item.kind is ItemKind.USER or _is_error_item(item),
                 trimmable=item.kind is not ItemKind.USER,
@@ -178,7 +188,10 @@ def _limit(line: str, line_chars: int) -> int:
 
 def _bodies_at_level(blocks: list[_Block], level: int) -> list[str]:
     if level == 0:
-        return [block.body for block in blocks]
+        return [
+            trim_text(block.body, *_RESTING) if block.trimmable and block.item.kind is not ItemKind.ASSISTANT else block.body
+            for block in blocks
+        ]
     head, tail, line_chars = _LEVELS[level - 1]
     bodies = []
     for block in blocks:

@@ -7,11 +7,18 @@ tokenizer, the read-path prompt, the renderer.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from mnemolog.adapters.bootstrap import Store
-from mnemolog.adapters.tokens import TOKENIZER, count_tokens
+from mnemolog.adapters.tokens import CachedTokenizer, count_tokens
 from mnemolog.domain.services import injections, read
 from mnemolog.projections.rendered_folder import folder_files
 from mnemolog.prompts import load_prompt, render
+
+
+def tokenizer(store: Store) -> CachedTokenizer:
+    """The context's tokenizer: item lines come pre-counted from the views; the head's counts are remembered in the home folder."""
+    return CachedTokenizer(Path(store.settings.home) / "token-counts.json")
 
 
 def instructions(project: str) -> str:
@@ -58,7 +65,7 @@ def context_for(
     if agent is not None:
         limit -= HOOK_MARK_TOKENS  # the hook wraps the text in served-memory tags, within the budget
     text = instructions(project) if agent is None else hook_instructions(project, agent)
-    return injections.served_context(store, TOKENIZER, text, project, limit, session=session, surface=surface)
+    return injections.served_context(store, tokenizer(store), text, project, limit, session=session, surface=surface)
 
 
 def memory_folder(store: Store, project: str) -> dict[str, str]:
@@ -72,4 +79,4 @@ def context_preview(store: Store, project: str, budget: int | None = None) -> re
     The web page shows it; nothing was given to an agent, so nothing is recorded as served.
     """
     limit = store.settings.context_tokens if budget is None else budget
-    return read.context(store.reads(), store.matcher(), TOKENIZER, instructions(project), project, limit)
+    return read.context(store.reads(), store.matcher(), tokenizer(store), instructions(project), project, limit)

@@ -7,6 +7,7 @@ tuples and datetimes round-trip through the store with their types. The
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import Any, cast
 from uuid import UUID
@@ -22,7 +23,7 @@ from pydantic import BaseModel, ConfigDict
 class DomainEvent(BaseModel):
     """Fields every stored event carries: which aggregate, which version, when recorded."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     originator_id: UUID
     originator_version: int
@@ -44,7 +45,7 @@ class EventSourced(Aggregate):
 class Value(BaseModel):
     """Base for immutable value objects carried by events."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class PydanticMapper(Mapper[UUID]):
@@ -67,13 +68,17 @@ class PydanticMapper(Mapper[UUID]):
     def to_stored_event(self, domain_event: Any) -> StoredEvent:
         """Serialise one domain event."""
         topic = get_topic(domain_event.__class__)
-        state = cast(BaseModel, domain_event).model_dump(mode="json")
         paths = sealed_paths(domain_event.__class__)
         keys = self.keys
         if paths and keys is not None:
+            state = cast(BaseModel, domain_event).model_dump(mode="json")
             subject = domain_event.originator_id
             state = seal_state(state, paths, lambda plain: keys.seal(subject, plain))
-        stored_state = self.transcoder.encode(state)
+            stored_state = json.dumps(state, ensure_ascii=False, separators=(",", ":")).encode()
+        else:
+            # pydantic writes the JSON itself (no Python dict, no json module): the same document
+            # the library's JSON transcoder made of model_dump(mode="json"), at a fraction of the cost.
+            stored_state = cast(BaseModel, domain_event).model_dump_json().encode()
         if self.compressor:
             stored_state = self.compressor.compress(stored_state)
         if self.cipher:
@@ -92,13 +97,15 @@ class PydanticMapper(Mapper[UUID]):
             stored_state = self.cipher.decrypt(stored_state)
         if self.compressor:
             stored_state = self.compressor.decompress(stored_state)
-        event_state = self.transcoder.decode(stored_state)
         cls = cast(type[BaseModel], resolve_topic(stored_event.topic))
+        paths = sealed_paths(cls)
+        if not paths:
+            return cls.model_validate_json(stored_state)  # any JSON document, whichever wrote it
         keys = self.keys
         subject = UUID(str(stored_event.originator_id))
 
         def decrypt(sealed: dict[str, str]) -> bytes | None:
             return keys.open(subject, sealed) if keys is not None else None
 
-        event_state = open_state(event_state, sealed_paths(cls), decrypt)
+        event_state = open_state(json.loads(stored_state), paths, decrypt)
         return cls.model_validate(event_state)

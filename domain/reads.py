@@ -45,6 +45,12 @@ class ItemRow:
     pinned: bool = False  # a person pinned it: first in context and the folder
     served_count: int = 0  # times served by a read (hook, context, MCP), cited or not
     last_served: datetime | None = None
+    # The tokens of the item's context line, counted once when it was projected (None: not counted).
+    context_tokens: int | None = None
+
+
+# The encoding the views count context lines in (a reader counting in another one counts itself).
+CONTEXT_TOKEN_ENCODING = "o200k_base"
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,7 @@ incremental catch-up and a rebuild call it, which is what makes them equal.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -165,21 +163,6 @@ def _session(sql: Sql, e: Any) -> None:
     _update(sql, "sessions", sid, values)
 
 
-def search_tags(scope: str, kind: str) -> str:
-    """The index words that let the full-text index filter by scope and kind (see projections.search)."""
-    return f"{scope_tag(scope)} {kind_tag(kind)}"
-
-
-def scope_tag(scope: str) -> str:
-    """One index word for a scope key (letters and digits only, so every tokenizer keeps it whole)."""
-    return "scope" + hashlib.sha1(scope.encode()).hexdigest()[:20] + "x"
-
-
-def kind_tag(kind: str) -> str:
-    """One index word for an item kind."""
-    return "kind" + re.sub(r"[^a-z0-9]", "", kind.lower()) + "x"
-
-
 def _search_drop(sql: Sql, item_id: str) -> None:
     sql.run(f"DELETE FROM {table('search_rows')} WHERE item_id = ?", [item_id])  # by its unique index
 
@@ -191,9 +174,9 @@ def _search_put(
         _search_drop(sql, item_id)
     rows = table("search_rows")
     sql.run(
-        f"INSERT INTO {rows} (id, item_id, scope, kind, title, text, keywords, tags) "
-        f"SELECT COALESCE(MAX(id), 0) + 1, ?, ?, ?, ?, ?, ?, ? FROM {rows}",  # the newest row has the highest id
-        [item_id, scope, kind, title, text, " ".join(keywords), search_tags(scope, kind)],
+        f"INSERT INTO {rows} (id, item_id, scope, kind, title, text, keywords) "
+        f"SELECT COALESCE(MAX(id), 0) + 1, ?, ?, ?, ?, ?, ? FROM {rows}",  # the newest row has the highest id
+        [item_id, scope, kind, title, text, " ".join(keywords)],
     )
 
 
@@ -236,6 +219,7 @@ def _item(sql: Sql, e: Any) -> None:
         )
         _set_evidence(sql, iid, e.evidence)
         _search_put(sql, iid, e.scope, e.kind, e.title, e.text, e.keywords, fresh=True)
+        _count_context_line(sql, iid)
         return
     row = sql.one(f"SELECT * FROM {table('items')} WHERE id = ?", [iid])
     if row is None:  # pragma: no cover - an item event always follows its Added
@@ -281,6 +265,23 @@ def _item(sql: Sql, e: Any) -> None:
         if row["status"] == ItemStatus.ACTIVE.value:
             _search_put(sql, iid, row["scope"], row["kind"], e.title, e.text, e.keywords)
     _update(sql, "items", iid, values)
+    _count_context_line(sql, iid)
+
+
+def _count_context_line(sql: Sql, item_id: str) -> None:
+    """Store the tokens of the item's context line, so context never runs a tokenizer (see domain.services.read)."""
+    if sql.count_tokens is None:
+        return
+    from mnemolog.domain.services.read import context_line
+    from mnemolog.projections.reads import (
+        item_row,  # imported here: reads imports this module's neighbours
+    )
+
+    row = sql.one(f"SELECT * FROM {table('items')} WHERE id = ?", [item_id])
+    if row is None or row["status"] != ItemStatus.ACTIVE.value:
+        return
+    tokens = sql.count_tokens(context_line(item_row(row)) + "\n")
+    sql.run(f"UPDATE {table('items')} SET context_tokens = ? WHERE id = ?", [tokens, item_id])
 
 
 def _consolidation(sql: Sql, e: Any) -> None:
@@ -368,6 +369,7 @@ def _citation(sql: Sql, e: Citation.Recorded) -> None:
         _bump(sql, "item_usage", "item_id", iid, at)
         # The count also lives on the item row, so context reads items in rank order from an index.
         sql.run(f"UPDATE {table('items')} SET use_count = COALESCE(use_count, 0) + 1 WHERE id = ?", [iid])
+        _count_context_line(sql, iid)  # the line shows the count
 
 
 def _injection(sql: Sql, e: Injection.Served) -> None:

@@ -7,6 +7,7 @@ and ``psycopg`` are slow to import and useless on SQLite).
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -42,11 +43,17 @@ class PostgresMemoryView(ViewMixin, PostgresTrackingRecorder):
         return PG_TRACKING_TABLE
 
 
-def open_postgres_view(params: dict[str, Any]) -> PostgresMemoryView:
-    """Open (and create on first use) the PostgreSQL view store."""
+def open_postgres_view(params: dict[str, Any], count_tokens: Callable[[str], int] | None = None) -> PostgresMemoryView:
+    """Open (and create on first use) the PostgreSQL view store (``count_tokens`` counts context lines)."""
     view = PostgresMemoryView(PostgresDatastore(**params))
+    view.count_tokens = count_tokens
     view.create_table()
     return view
+
+
+def counting_view_class(count_tokens: Callable[[str], int]) -> type[PostgresMemoryView]:
+    """The view class for the library's ProjectionRunner (which builds the view itself), counting context lines."""
+    return type("CountingPostgresMemoryView", (PostgresMemoryView,), {"count_tokens": staticmethod(count_tokens)})
 
 
 class MemoryProjection(Projection[Any]):
@@ -76,7 +83,7 @@ def rebuild_by_copy(app: MnemologApp, view: PostgresMemoryView, batch_size: int)
     are built after loading; returns the events replayed.
     """
     with tempfile.TemporaryDirectory(prefix="mnemolog-rebuild-") as scratch:
-        staging = open_sqlite_view(str(Path(scratch) / "views.sqlite"))
+        staging = open_sqlite_view(str(Path(scratch) / "views.sqlite"), view.count_tokens)
         try:
             count = catch_up(app, staging, batch_size=batch_size)
             with staging.reading() as source, view.datastore.transaction(commit=True) as cursor:

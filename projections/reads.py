@@ -70,6 +70,7 @@ def item_row(r: dict[str, Any]) -> ItemRow:
         pinned=bool(r.get("pinned") or 0),
         served_count=int(r.get("served_count") or 0),
         last_served=when(r.get("last_served")),
+        context_tokens=r.get("context_tokens"),
     )
 
 
@@ -496,6 +497,9 @@ class ViewReads:
 
         out: dict[str, list[dict[str, Any]]] = {}
         for name, order in dump_order().items():
-            cols = "item_id, scope, kind, title, text, keywords, tags" if name == "search_rows" else "*"
-            out[name] = self.query(f"SELECT {cols} FROM {table(name)} ORDER BY {order}")
+            cols = "item_id, scope, kind, title, text, keywords" if name == "search_rows" else "*"
+            rows = self.query(f"SELECT {cols} FROM {table(name)} ORDER BY {order}")
+            for row in rows:  # a count cached for the reader, not state: a view opened without a counter leaves it empty
+                row.pop("context_tokens", None)
+            out[name] = rows
         return out

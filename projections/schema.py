@@ -22,7 +22,7 @@ TABLES: dict[str, str] = {
         id TEXT PRIMARY KEY, kind TEXT, scope TEXT, task_group TEXT, title TEXT, text TEXT,
         keywords TEXT, evidence TEXT, trust TEXT, status TEXT, valid_from TEXT, valid_to TEXT,
         created_at TEXT, updated_at TEXT, consolidation_id TEXT, revision INTEGER, pinned INTEGER,
-        context_rank INTEGER, use_count INTEGER
+        context_rank INTEGER, use_count INTEGER, context_tokens INTEGER
     """,
     "item_evidence": "item_id TEXT, session_id TEXT, PRIMARY KEY (item_id, session_id)",
     "session_usage": "session_id TEXT PRIMARY KEY, use_count INTEGER, last_used TEXT",
@@ -41,9 +41,8 @@ TABLES: dict[str, str] = {
         id TEXT PRIMARY KEY, digest TEXT, width INTEGER, scope TEXT, reason TEXT, placed_at TEXT,
         lifted INTEGER, suppressions INTEGER
     """,
-    # The search rows, keyed by an integer (the full-text index points at ``id``); ``tags`` holds
-    # the scope and kind as index words, so the index itself filters them.
-    "search_rows": "id INTEGER PRIMARY KEY, item_id TEXT UNIQUE, scope TEXT, kind TEXT, title TEXT, text TEXT, keywords TEXT, tags TEXT",
+    # The search rows, keyed by an integer (the SQLite full-text index points at ``id``; newest highest).
+    "search_rows": "id INTEGER PRIMARY KEY, item_id TEXT UNIQUE, scope TEXT, kind TEXT, title TEXT, text TEXT, keywords TEXT",
     "notes": """
         id TEXT PRIMARY KEY, text TEXT, intent TEXT, scope TEXT, source TEXT, written_at TEXT,
         applied_by TEXT, withdrawn INTEGER
@@ -79,7 +78,7 @@ def create_statements(dialect: str, *, with_indexes: bool = True) -> list[str]:
         # An external-content FTS5 index over search_rows (rowid = search_rows.id), kept in step by
         # triggers: a row is replaced or removed by its indexed item_id, never by scanning the index.
         rows, search = table("search_rows"), table("search")
-        columns = "title, text, keywords, tags"
+        columns = "title, text, keywords"
         new = ", ".join(f"new.{c}" for c in columns.split(", "))
         old = ", ".join(f"old.{c}" for c in columns.split(", "))
         statements += [
@@ -136,6 +135,19 @@ def schema_version() -> str:
     """A fingerprint of the view tables' definition: views built under another one are rebuilt from the log."""
     import hashlib
 
-    text = repr((sorted(TABLES.items()), INDEXES, create_statements("sqlite"), create_statements("postgres")))
+    text = repr((sorted(TABLES.items()), INDEXES, create_statements("sqlite"), create_statements("postgres"), _line_format()))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _line_format() -> str:
+    """A fingerprint of how a context line is written: items store its token count, so a new format rebuilds."""
+    from types import CodeType
+
+    from mnemolog.domain.services import read
+
+    def shape(code: CodeType) -> str:
+        consts = [shape(c) if isinstance(c, CodeType) else repr(c) for c in code.co_consts]
+        return repr((code.co_code, code.co_names, consts))
+
+    return shape(read._context_line.__code__) + shape(read.context_line.__code__)
 

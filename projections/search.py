@@ -1,10 +1,11 @@
 """Full-text search over current memory items, scope-filtered, on both backends.
 
 SQLite uses the FTS5 index over ``search_rows`` (``MATCH`` ranked by
-``bm25``; the scope and kind are index words, so the index filters them);
-PostgreSQL the generated ``document`` tsvector of ``search_rows`` with its GIN
-index (``websearch_to_tsquery`` ranked by ``ts_rank``). Both score only the
-newest ``RANKED`` matching rows, then sort those. The user's query never reaches either parser as
+``bm25``); PostgreSQL the generated ``document`` tsvector of ``search_rows``
+with its GIN index (``websearch_to_tsquery`` ranked by ``ts_rank``). Ranking
+bounds its work: both score only the newest ``RANKED`` matching rows, keep the
+best ``limit`` in the reader's scope and join only those to the items (SQLite
+ranks more when the reader's scope held too few of them). The user's query never reaches either parser as
 written: it is cut into words and rebuilt, so no query can be a syntax error.
 All words must match; when no item has them all, items with any of them are
 ranked instead.
@@ -16,7 +17,6 @@ import re
 from typing import Any
 
 from mnemolog.domain.plan import GLOBAL_SCOPE
-from mnemolog.projections.memory_view import kind_tag, scope_tag
 from mnemolog.projections.schema import table
 from mnemolog.projections.sql import Sql
 from mnemolog.projections.view_store import MemoryView
@@ -24,11 +24,11 @@ from mnemolog.projections.view_store import MemoryView
 MAX_TERMS = 32
 # Ranking bounds its work: only the newest RANKED matching rows are scored (bm25 / ts_rank), so a
 # word found in most items costs the same as a rarer one. A query asking for more hits ranks more.
-RANKED = 2_000
+RANKED = 1_000
 _WORD = re.compile(r"\w+", re.UNICODE)
 
-# bm25 weights per FTS5 column: title, text, keywords, tags (scope and kind words: no weight).
-_BM25 = "bm25({t}, 3.0, 1.0, 2.0, 0.0)"
+# bm25 weights per FTS5 column: title, text, keywords.
+_BM25 = "bm25({t}, 3.0, 1.0, 2.0)"
 
 
 # Words a question is made of that say nothing about what is asked ("how do I run the tests").
@@ -60,21 +60,36 @@ _COLUMNS = "i.*, u.use_count, u.last_used"
 
 
 def _sqlite(sql: Sql, terms: list[str], any_term: bool, project: str | None, kind: str | None, limit: int) -> list[dict[str, Any]]:
-    expression = f"({_fts_expression(terms, any_term)})"
-    if project is not None:  # the index filters the scope and kind itself (tags column)
-        expression += f' AND tags : ("{scope_tag(project)}" OR "{scope_tag(GLOBAL_SCOPE)}")'
+    conditions, params = ["1 = 1"], []
+    if project is not None:
+        conditions.append("r.scope IN (?, ?)")
+        params += [project, GLOBAL_SCOPE]
     if kind is not None:
-        expression += f' AND tags : "{kind_tag(kind)}"'
+        conditions.append("r.kind = ?")
+        params.append(kind)
     search, rows, items, usage = table("search"), table("search_rows"), table("items"), table("item_usage")
+    # Innermost: the newest ``ranked`` matches, scored; then the best ``limit`` of them in the
+    # reader's scope; only those are joined to the items.
     statement = (
         f"SELECT {_COLUMNS}, c.score FROM ("
+        f"SELECT r.item_id, m.score FROM ("
         f"SELECT rowid AS rid, -{_BM25.format(t=search)} AS score FROM {search} "
-        f"WHERE {search} MATCH ? ORDER BY rowid DESC LIMIT ?) c "
-        f"JOIN {rows} r ON r.id = c.rid JOIN {items} i ON i.id = r.item_id LEFT JOIN {usage} u ON u.item_id = i.id "
-        "WHERE i.status = 'active' ORDER BY c.score DESC, i.id LIMIT ?"
+        f"WHERE {search} MATCH ? ORDER BY rowid DESC LIMIT ?) m "
+        f"JOIN {rows} r ON r.id = m.rid WHERE {' AND '.join(conditions)} ORDER BY m.score DESC, r.item_id LIMIT ?) c "
+        f"JOIN {items} i ON i.id = c.item_id LEFT JOIN {usage} u ON u.item_id = i.id "
+        "WHERE i.status = 'active' ORDER BY c.score DESC, i.id"
     )
-    found: list[dict[str, Any]] = sql.rows(statement, [expression, max(RANKED, limit), limit])
-    return found
+    expression = _fts_expression(terms, any_term)
+    ranked = max(RANKED, limit)
+    while True:
+        found: list[dict[str, Any]] = sql.rows(statement, [expression, ranked, *params, limit])
+        if len(found) >= limit or (project is None and kind is None):
+            return found
+        # Fewer than asked in the reader's scope: were there more matches than were ranked?
+        matched = sql.one(f"SELECT COUNT(*) AS n FROM (SELECT rowid FROM {search} WHERE {search} MATCH ? LIMIT ?)", [expression, ranked + 1])
+        if matched is None or int(matched["n"]) <= ranked:
+            return found
+        ranked *= 8
 
 
 def _postgres(sql: Sql, terms: list[str], any_term: bool, project: str | None, kind: str | None, limit: int) -> list[dict[str, Any]]:
@@ -88,11 +103,13 @@ def _postgres(sql: Sql, terms: list[str], any_term: bool, project: str | None, k
         params.append(kind)
     rows, items, usage = table("search_rows"), table("items"), table("item_usage")
     statement = (
-        f"SELECT {_COLUMNS}, ts_rank(c.document, c.query) AS score FROM ("
+        f"SELECT {_COLUMNS}, c.score FROM ("
+        f"SELECT m.item_id, ts_rank(m.document, m.query) AS score FROM ("
         f"SELECT s.item_id, s.document, q.query FROM {rows} s, websearch_to_tsquery('english', ?) AS q(query) "
-        f"WHERE {' AND '.join(conditions)} ORDER BY s.id DESC LIMIT ?) c "
+        f"WHERE {' AND '.join(conditions)} ORDER BY s.id DESC LIMIT ?) m "
+        "ORDER BY score DESC, m.item_id LIMIT ?) c "
         f"JOIN {items} i ON i.id = c.item_id LEFT JOIN {usage} u ON u.item_id = i.id "
-        "WHERE i.status = 'active' ORDER BY score DESC, i.id LIMIT ?"
+        "WHERE i.status = 'active' ORDER BY c.score DESC, i.id"
     )
     found: list[dict[str, Any]] = sql.rows(statement, [*params, max(RANKED, limit), limit])
     return found

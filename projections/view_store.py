@@ -13,7 +13,7 @@ should not pay.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol
 
 from eventsourcing.persistence import IntegrityError, OperationalError, Tracking
@@ -34,6 +34,7 @@ class MemoryView(Protocol):
     """What every backend's view store offers."""
 
     dialect: str
+    count_tokens: Callable[[str], int] | None
 
     def apply(self, batch: Sequence[tuple[Any, Tracking]]) -> None:
         """Apply events and record the last position, in one transaction."""
@@ -67,12 +68,14 @@ class ViewMixin:
 
     dialect: str
     datastore: Any
+    # Counts context lines as items are projected (bootstrap gives the o200k counter; None: not counted).
+    count_tokens: Callable[[str], int] | None = None
 
     def apply(self, batch: Sequence[tuple[Any, Tracking]]) -> None:
         if not batch:
             return
         with self.datastore.transaction(commit=True) as cursor:
-            sql = Sql(cursor, self.dialect)
+            sql = Sql(cursor, self.dialect, self.count_tokens)
             for domain_event, _ in batch:
                 apply_event(sql, domain_event)
             self._insert_tracking(cursor, batch[-1][1])  # type: ignore[attr-defined]
@@ -132,9 +135,10 @@ class SQLiteMemoryView(ViewMixin, SQLiteTrackingRecorder):
         return "tracking"
 
 
-def open_sqlite_view(path: str) -> SQLiteMemoryView:
-    """Open (and create on first use) the SQLite view store."""
+def open_sqlite_view(path: str, count_tokens: Callable[[str], int] | None = None) -> SQLiteMemoryView:
+    """Open (and create on first use) the SQLite view store (``count_tokens`` counts context lines)."""
     view = SQLiteMemoryView(SQLiteDatastore(db_name=path, lock_timeout=30))
+    view.count_tokens = count_tokens
     view.create_table()
     return view
 

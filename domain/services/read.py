@@ -17,7 +17,13 @@ from typing import Any, Protocol
 from uuid import UUID
 
 from mnemolog.domain.plan import GLOBAL_SCOPE, ItemKindName
-from mnemolog.domain.reads import EvidenceSession, ItemReads, ItemRow, SearchHit
+from mnemolog.domain.reads import (
+    CONTEXT_TOKEN_ENCODING,
+    EvidenceSession,
+    ItemReads,
+    ItemRow,
+    SearchHit,
+)
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher
 
 KINDS = tuple(kind.value for kind in ItemKindName)
@@ -109,6 +115,14 @@ class Context:
     items: tuple[ItemRow, ...] = ()  # the items shown, in order (what the injection log records)
 
 
+def context_line(item: ItemRow) -> str:
+    """The line context shows for ``item`` to a reader of its own scope (or of any project, for a global item).
+
+    The views count its tokens when they project the item (``ItemRow.context_tokens``).
+    """
+    return _context_line(item, project_label(item.scope))
+
+
 def _context_line(item: ItemRow, label: str) -> str:
     title, text = one_line(item.title), _short(item.text, ITEM_MAX_WORDS)
     body = f"{title}: {text}" if title and text and not text.startswith(title) else (text or title)
@@ -139,8 +153,13 @@ def context(
     Items come as ``reads.context_items`` ranks them (pinned first; accepted, proposed, then
     doubted; the most used first, then the most recently updated; rejected
     ones never). Lines that do not fit are left out and counted in ``more``;
-    the text, counted with ``tokenizer``, never exceeds the budget.
+    the text, counted with ``tokenizer``, never exceeds the budget. A
+    tokenizer of the views' encoding (``CONTEXT_TOKEN_ENCODING``) takes each
+    line's count from the item row, counted when it was projected; the text's
+    count is then the sum of its parts (lines end in ``]`` and join at a
+    pre-token boundary), so no line is tokenized at read time.
     """
+    precounted = getattr(tokenizer, "encoding", None) == CONTEXT_TOKEN_ENCODING
     label = project_label(project)
     head = [instructions.rstrip()]
     profile = matcher.scrub(reads.user_profile(), project)[0].strip()
@@ -151,12 +170,13 @@ def context(
         head += ["", "## About the user", "", profile]
     head += ["", f"## Memory for {label} and for you (most trusted and most used first)", ""]
     head_text = "\n".join(head) + "\n"
-    used = tokenizer.count(head_text)
+    used = head_tokens = tokenizer.count(head_text)
     if used > budget:
         text = tokenizer.truncate(head_text, budget)
         return Context(text, tokenizer.count(text), budget, project, (), 0)
     rows: list[ItemRow] = []
     lines: list[str] = []
+    costs: list[int] = []
     shown: list[UUID] = []
     withheld = 0
     offset = 0
@@ -169,11 +189,13 @@ def context(
                 withheld += 1
                 continue
             line = _context_line(item, label)
-            cost = tokenizer.count(line + "\n")
+            stored = item.context_tokens if precounted else None
+            cost = stored if stored is not None else tokenizer.count(line + "\n")
             if used + cost + CLOSING_RESERVE > budget:
                 full = True
                 break
             lines.append(line)
+            costs.append(cost)
             shown.append(item.item_id)
             rows.append(item)
             used += cost
@@ -186,15 +208,26 @@ def context(
     def compose() -> str:
         return head_text + "\n".join((lines or [empty]) + _more_line(current - len(shown))) + "\n"
 
+    def measure(text: str) -> int:
+        if not (precounted and lines):
+            return tokenizer.count(text)
+        more = current - len(shown)
+        # The closing line joins the last line's "]\n" into one pre-token "]\n\n": count that junction.
+        tail = tokenizer.count("]\n\n" + _more_line(more)[1] + "\n") - tokenizer.count("]\n") if more else 0
+        return head_tokens + sum(costs) + tail
+
     text = compose()
-    while tokenizer.count(text) > budget and shown:  # per-line counts can differ from the joined text by a token or two
+    tokens = measure(text)
+    while tokens > budget and shown:  # per-line counts can differ from the joined text by a token or two
         lines.pop()
+        costs.pop()
         shown.pop()
         rows.pop()
         text = compose()
-    if tokenizer.count(text) > budget:  # not even the closing lines fit: the head alone (it fits)
-        text = head_text
-    return Context(text, tokenizer.count(text), budget, project, tuple(shown), current - len(shown), tuple(rows))
+        tokens = measure(text)
+    if tokens > budget:  # not even the closing lines fit: the head alone (it fits)
+        text, tokens = head_text, head_tokens
+    return Context(text, tokens, budget, project, tuple(shown), current - len(shown), tuple(rows))
 
 
 # ------------------------------------------------------------------ search

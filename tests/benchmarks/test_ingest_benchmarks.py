@@ -24,7 +24,7 @@ from support.bench import SCALES, ratios, report, spread, timed
 from support.shared_fixtures import SHARED, shared_fixture
 
 SESSIONS = {"ci": 12, "full": 500}
-ROUNDS = {"ci": 1, "full": 3}
+ROUNDS = {"ci": 1, "full": 2}
 _ID_KEYS = ("id", "sessionId", "session_id")
 
 
