@@ -25,7 +25,11 @@ PROJECT = typer.Option(
 
 def _scope(cwd: Path | None, project: str | None = None) -> str:
     from mnemolog.adapters.scope import scope_for_cwd
-    from rich.markup import escape
+
+    def escape(text: str) -> str:  # rich only on the error path (the SessionStart hook never pays for it)
+        from rich.markup import escape as rich_escape
+
+        return rich_escape(text)
 
     if project is not None:
         if cwd is not None:
