@@ -116,6 +116,9 @@ class AgentWorld:
             "DISABLE_ERROR_REPORTING": "1",
             # MCP tools in `tools` directly (else the model must load them through ToolSearch first).
             "ENABLE_TOOL_SEARCH": "false",
+            # Claude Code connects MCP servers without waiting by default: on a busy machine the first
+            # request can go out before mnemolog's server is up. Wait, so the story is deterministic.
+            "MCP_CONNECTION_NONBLOCKING": "0",
             "NO_COLOR": "1",
         }
 
