@@ -20,7 +20,11 @@ PROJECT = typer.Option(
 def project_of(cwd: Path | None, project: str | None = None) -> str:
     """The project a command reads: ``--project`` (a scope key), else the scope of ``--cwd`` or the current folder."""
     from mnemolog.adapters.scope import scope_for_cwd
-    from rich.markup import escape
+
+    def escape(text: str) -> str:  # rich only on the error path (the SessionStart hook never pays for it)
+        from rich.markup import escape as rich_escape
+
+        return rich_escape(text)
 
     if project is not None:
         if cwd is not None:
