@@ -171,10 +171,11 @@ def in_the_past(transcript: Transcript, now: datetime) -> Transcript:
     hold it back without a word.
     """
     meta = transcript.meta
-    late = {name: now for name in ("started_at", "updated_at") if (value := getattr(meta, name)) and value > now + CLOCK_SKEW}
+    late = {name: value for name in ("started_at", "updated_at") if (value := getattr(meta, name)) and value > now + CLOCK_SKEW}
     if not late:
         return transcript
-    note = f"{meta.path}: timestamps in the future ({meta.updated_at.isoformat() if meta.updated_at else '?'}) taken as now"
+    note = f"{meta.path}: timestamps in the future ignored ({max(late.values()).isoformat()}): taken as now"
+    late = dict.fromkeys(late, now)
     return transcript.model_copy(update={"meta": meta.model_copy(update=late), "warnings": (*transcript.warnings, note)})
 
 
