@@ -19,6 +19,7 @@ from typing import Any
 from uuid import UUID
 
 from eventsourcing.persistence import IntegrityError
+from mnemolog.domain import fault_points
 from mnemolog.domain.application import MnemologApp
 from mnemolog.domain.eligibility import EligibilityPolicy, assess_eligibility
 from mnemolog.domain.extraction import StageOneOutput
@@ -165,6 +166,7 @@ def extract_session(
     except IntegrityError:
         return ExtractResult(session_id, ExtractOutcome.SKIPPED, "claimed by another worker")
     claimed_version = session.version
+    fault_points.reached("claim")
 
     try:
         answer = extractor.extract(transcript_of(session))

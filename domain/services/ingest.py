@@ -22,6 +22,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from mnemolog.domain import fault_points
 from mnemolog.domain.application import MnemologApp
 from mnemolog.domain.citation import Citation
 from mnemolog.domain.eligibility import EligibilityPolicy, assess_eligibility
@@ -143,6 +144,7 @@ def ingest(
         facts = facts_for(clean, digest, redactions, remote, scope)
         outcome = record_session(uow.app, facts, clean, now=uow.clock(), policy=policy, pollution=pollution)
         report.count(outcome)
+        fault_points.reached("ingest")
         if outcome in (IngestOutcome.NEW, IngestOutcome.UPDATED):
             report.citations += record_citations(uow, clean)
     progress(len(files), len(files), "")
