@@ -1,7 +1,7 @@
 """The malformed-input corpus through the real command: no traceback, no hang, every good session in.
 
-The bounded run (every CI run) ingests the whole corpus in one process and
-checks each case's expected outcome; the full run (``-m slow``) also ingests
+The bounded run (every CI run) ingests the whole corpus in one process, on
+each backend, and checks each case's expected outcome; the full run (``-m slow``) also ingests
 every case on its own, beside good sessions, in a fresh store each time, and
 then runs the whole pipeline over the corpus twice (the second run must be
 clean and record nothing).
@@ -33,17 +33,18 @@ from support.malformed_corpus import (
 TIMEOUT = 120  # a hang fails the test instead of blocking the run
 
 
-def _env(home: Path) -> dict[str, str]:
+def _env(home: Path, database_url: str | None = None) -> dict[str, str]:
     return {"MNEMOLOG_HOME": str(home), "MNEMOLOG_EXTRACT_MODEL": "heuristic",
-            "MNEMOLOG_CONSOLIDATE_MODEL": "heuristic", **LIMITS}
+            "MNEMOLOG_CONSOLIDATE_MODEL": "heuristic", **LIMITS,
+            **({"MNEMOLOG_DATABASE_URL": database_url} if database_url else {})}
 
 
 def _no_traceback(result: Result) -> None:
     assert "Traceback" not in result.err + result.out, result.err[-3000:]
 
 
-def _recorded(home: Path) -> dict[str, str]:
-    store = open_store(Settings(home=home))
+def _recorded(home: Path, database_url: str | None = None) -> dict[str, str]:
+    store = open_store(Settings(home=home, database_url=database_url))
     try:
         store.catch_up()
         return store.reads().known_files()
@@ -85,27 +86,27 @@ def test_the_corpus_is_large_enough() -> None:
     assert kinds == {INGESTED, LINE_SKIPPED, FIELD_DROPPED, FILE_SKIPPED, IGNORED}
 
 
-def test_the_whole_corpus_in_one_ingest(tmp_path: Path) -> None:
+def test_the_whole_corpus_in_one_ingest(tmp_path: Path, database_url: str | None) -> None:
     folder, home = tmp_path / "sessions", tmp_path / "home"
     paths = write_corpus(folder)
     good = good_sessions(folder)
 
-    first = spawn_cli("ingest", str(folder), "--all", "--json", env=_env(home), timeout=TIMEOUT)
+    first = spawn_cli("ingest", str(folder), "--all", "--json", env=_env(home, database_url), timeout=TIMEOUT)
     _no_traceback(first)
     assert first.code == 3, first.err[-2000:]  # partial: some files were skipped
     report = first.json()
-    recorded = _recorded(home)
+    recorded = _recorded(home, database_url)
     assert all(display_path(p) in recorded for p in good)
     problems = [p for number, path in paths.items() for p in _check_case(number, CASES[number - 1], path, report, recorded)]
     assert not problems, "\n".join(problems)
 
     # The next run: nothing new is recorded, nothing crashes, the same files are reported.
-    again = spawn_cli("ingest", str(folder), "--all", "--json", env=_env(home), timeout=TIMEOUT)
+    again = spawn_cli("ingest", str(folder), "--all", "--json", env=_env(home, database_url), timeout=TIMEOUT)
     _no_traceback(again)
     second = again.json()
     assert second["new"] == 0 and second["updated"] == 0, second
     assert sorted(e["path"] for e in second["errors"]) == sorted(e["path"] for e in report["errors"])
-    assert _recorded(home) == recorded  # nothing stored was lost
+    assert _recorded(home, database_url) == recorded  # nothing stored was lost
 
 
 @pytest.mark.slow
