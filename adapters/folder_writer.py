@@ -33,6 +33,8 @@ import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path, PurePosixPath
 
+from mnemolog.domain import fault_points
+
 EXTENSIONS_DIR = "extensions"
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 _FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
@@ -146,6 +148,7 @@ def write_folder(files: Mapping[str, str], out_dir: Path) -> None:
             for path, parts in checked.items():
                 _write_file(root_fd, parts, files[path])
             os.fsync(root_fd)
+        fault_points.reached("staging")
         with _swap_lock(out_dir):
             _clean_leftovers(out_dir)
             if out_dir.exists() and not out_dir.is_dir():
@@ -176,6 +179,7 @@ def _swap(staging: Path, out_dir: Path) -> None:
         return
     aside = parent / f".{out_dir.name}.old-{_owner()}-{secrets.token_hex(6)}"
     os.rename(out_dir, aside)
+    fault_points.reached("aside")
     try:
         os.rename(staging, out_dir)
     except OSError:
@@ -235,6 +239,9 @@ def _clean_leftovers(out_dir: Path) -> None:
             continue
         leftover = parent / name
         if _is_symlink(leftover) or not leftover.is_dir():
+            continue
+        if found["what"] == "old" and not out_dir.exists():
+            os.rename(leftover, out_dir)  # died between the two renames: the old folder goes back
             continue
         extensions = leftover / EXTENSIONS_DIR
         if extensions.exists() or _is_symlink(extensions):

@@ -94,7 +94,8 @@ _EXTRA_RULES: tuple[tuple[re.Pattern[str], int], ...] = (
     (re.compile(r"\b[rs]k_(?:live|test)_[0-9a-zA-Z]{16,}"), 0),
     (re.compile(r"\b(?:ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"), 0),
     # user:password@ in any URL (postgres://, mysql://, mongodb+srv://, https://, ...).
-    (re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@]+:([^\s/@]+)@[^\s/@]"), 1),
+    # The look-behind starts a scheme only where a run of letters starts: linear on a long word.
+    (re.compile(r"(?<![a-zA-Z0-9+.-])[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@]+:([^\s/@]+)@[^\s/@]"), 1),
 )
 
 _PRIVATE_KEY_BLOCK = re.compile(

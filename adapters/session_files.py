@@ -543,6 +543,10 @@ def read_session(
     notes = [f"{shown_path}:{line}: {reason} (line skipped)" for line, reason in sorted(lines.problems)]
     if len(notes) > MAX_WARNINGS:
         notes = [*notes[:MAX_WARNINGS], f"{shown_path}: {len(notes) - MAX_WARNINGS} more lines skipped"]
+    by_reader = {r: n - lines.skipped.get(r, 0) for r, n in transcript.skipped.items() if n > lines.skipped.get(r, 0)}
+    if by_reader:  # lines the reader left out (a shape it does not know), named once per file
+        counted = ", ".join(f"{n} {r}" for r, n in sorted(by_reader.items()))
+        notes.append(f"{shown_path}: {sum(by_reader.values())} lines skipped ({counted})")
     meta, field_notes = checked_meta(transcript.meta, shown_path)
     return storable(transcript.model_copy(update={"meta": meta, "warnings": (*notes, *field_notes)}))
 
@@ -635,8 +639,8 @@ def checked_meta(meta: SessionMeta, path: str) -> tuple[SessionMeta, list[str]]:
         problem = None
         if len(cwd) > MAX_PATH_CHARS:
             problem = f"longer than {MAX_PATH_CHARS} characters"
-        elif "\ufffd" in cwd or not cwd.strip():
-            problem = "not a usable path"
+        elif not cwd.strip():
+            problem = "blank"
         elif not (cwd.startswith(("/", "~")) or re.match(r"^[A-Za-z]:[\\/]", cwd)):
             problem = f"not an absolute path ({cwd[:40]!r})"
         if problem:

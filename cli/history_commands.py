@@ -81,7 +81,10 @@ def explain(
     project_key: str | None = PROJECT,
     json_out: bool = JSON,
 ) -> None:
-    """The story of one memory, read only from the log (scoped like show: this project's and global items)."""
+    """The story of one memory, read only from the log.
+
+    Scoped like show: this project's and global items only.
+    """
     from mnemolog.cli.read_commands import _scope
     from mnemolog.projections import explain as explains
     from rich.markup import escape

@@ -78,19 +78,37 @@ def _words(text: str, offset: int) -> list[Token]:
     return [Token(m.group(0).casefold(), offset + m.start(), offset + m.end()) for m in _TOKEN.finditer(text)]
 
 
-def tokens(text: str, *, join_lines: bool = False) -> list[Token]:
+def tokens(text: str, *, join_lines: bool = False, split_underscores: bool = False) -> list[Token]:
     """Words of ``text`` folded for matching (NFKC, case-folded), with their spans in ``text``.
 
     Invisible characters (zero-width, soft hyphen: see ``_INVISIBLE``) are
     ignored, so they never split a word. ``join_lines``: a word broken across
     a line break (with or without a hyphen) is read as one word.
+    ``split_underscores``: ``orion_falcon`` (a branch, an identifier) is read
+    as two words.
     """
     cut = _INVISIBLE.pattern if not join_lines else f"{_INVISIBLE.pattern}|{_BROKEN_WORD.pattern}"
     kept, where = _without(text, re.compile(cut))
     found = _visible_tokens(kept)
-    if where is None:
-        return found
-    return [Token(t.text, where[t.start], where[t.end - 1] + 1) for t in found]
+    if where is not None:
+        found = [Token(t.text, where[t.start], where[t.end - 1] + 1) for t in found]
+    return _split_at_underscores(found) if split_underscores else found
+
+
+def _split_at_underscores(found: list[Token]) -> list[Token]:
+    out: list[Token] = []
+    for token in found:
+        if "_" not in token.text:
+            out.append(token)
+            continue
+        exact = token.end - token.start == len(token.text)  # not folded: each part has its own span
+        at = 0
+        for part in token.text.split("_"):
+            if part:
+                start = token.start + at if exact else token.start
+                out.append(Token(part, start, start + len(part) if exact else token.end))
+            at += len(part) + 1
+    return out
 
 
 def _without(text: str, pattern: re.Pattern[str]) -> tuple[str, list[int] | None]:
@@ -134,8 +152,13 @@ def value_digest(key: bytes, words: Iterable[str]) -> str:
 
 
 def fingerprint(key: bytes, value: str) -> tuple[str, int]:
-    """(digest, width) for a value to forget; raises ValueError for a value with no words."""
-    words = [t.text for t in tokens(value)]
+    """(digest, width) for a value to forget; raises ValueError for a value with no words.
+
+    Underscores separate words (``orion_falcon`` is two), so the value is found
+    in identifiers and branch names too; text is also read with underscores
+    kept, for tombstones placed before that rule.
+    """
+    words = [t.text for t in tokens(value, split_underscores=True)]
     if not words:
         raise ValueError("the value has no words to match")
     return value_digest(key, words), len(words)
@@ -182,14 +205,14 @@ def reaches(rule_scope: str, reader_scope: str | None) -> bool:
     return reader_scope is EVERY_PROJECT or rule_scope in (GLOBAL_SCOPE, reader_scope)
 
 
-def _unmarked_runs(text: str, join_lines: bool = False) -> list[list[Token]]:
+def _unmarked_runs(text: str, join_lines: bool = False, split_underscores: bool = False) -> list[list[Token]]:
     """The tokens of ``text`` in runs between the marks a scrub left.
 
     A mark is never part of a match: its word would otherwise match a value
     that holds it ("forgotten ...") or join its neighbours into the value
     again, and a scrubbed text would never be clean.
     """
-    toks = tokens(text, join_lines=join_lines)
+    toks = tokens(text, join_lines=join_lines, split_underscores=split_underscores)
     if FORGOTTEN_MARK not in text:
         return [toks]
     marks = [(m.start(), m.end()) for m in re.finditer(re.escape(FORGOTTEN_MARK), text)]
@@ -231,9 +254,12 @@ class TombstoneMatcher:
         by_width: dict[int, dict[str, UUID]] = {}
         for rule in rules:
             by_width.setdefault(rule.width, {})[rule.digest] = rule.tombstone_id
-        readings = [False, True] if _BROKEN_WORD.search(text) else [False]
-        for join_lines in readings:  # a word broken across lines is tried joined, too
-            for toks in _unmarked_runs(text, join_lines):
+        # Every reading of the text: words broken across lines joined; underscores splitting words
+        # (and not, for tombstones placed before they did).
+        joins = [False, True] if _BROKEN_WORD.search(text) else [False]
+        splits = [True, False] if "_" in text else [True]
+        for join_lines, split in [(j, s) for j in joins for s in splits]:
+            for toks in _unmarked_runs(text, join_lines, split):
                 for width, digests in by_width.items():
                     for i in range(len(toks) - width + 1):
                         window = toks[i : i + width]

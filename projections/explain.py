@@ -239,8 +239,8 @@ def find_items(app: MnemologApp, text: str, limit: int = 10, project: str | None
     best: dict[UUID, tuple[int, str]] = {}
     scopes: dict[UUID, str] = {}
     for _, e in log_events(app):
-        scope = getattr(e, "scope", None)
-        if isinstance(e, MemoryItem.Event) and isinstance(scope, str):
+        scope = getattr(e, "scope", None) if isinstance(e, MemoryItem.Event) else None
+        if isinstance(scope, str):
             scopes[e.originator_id] = scope
         if isinstance(e, (MemoryItem.Added, MemoryItem.Revised)):
             words = {t.text for t in tokens(" ".join([e.title, e.text, " ".join(e.keywords)]))}

@@ -28,6 +28,7 @@ from typing import Any
 from uuid import UUID
 
 from eventsourcing.persistence import IntegrityError
+from mnemolog.domain import fault_points
 from mnemolog.domain.application import MnemologApp
 from mnemolog.domain.consolidation import (
     Consolidation,
@@ -162,6 +163,7 @@ def consolidate(
         return ConsolidationReport(None, "busy", str(held), notes_imported=imported)
     except IntegrityError:
         return ConsolidationReport(None, "busy", "another consolidation started at the same moment", notes_imported=imported)
+    fault_points.reached("lease")
 
     report = ConsolidationReport(
         run.id,

@@ -19,6 +19,7 @@ from typing import Any
 from uuid import UUID
 
 from eventsourcing.persistence import IntegrityError
+from mnemolog.domain import fault_points
 from mnemolog.domain.application import MnemologApp
 from mnemolog.domain.eligibility import EligibilityPolicy, assess_eligibility, eligible_at
 from mnemolog.domain.extraction import StageOneOutput
@@ -204,6 +205,7 @@ def extract_session(
     except IntegrityError:
         return ExtractResult(session_id, ExtractOutcome.SKIPPED, "claimed by another worker")
     claimed_version = session.version
+    fault_points.reached("claim")
 
     try:
         answer = extractor.extract(transcript_without_holes(transcript_of(session)))  # cut text teaches nothing

@@ -22,6 +22,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from mnemolog.domain import fault_points
 from mnemolog.domain.application import MnemologApp
 from mnemolog.domain.citation import Citation
 from mnemolog.domain.eligibility import EligibilityPolicy, assess_eligibility
@@ -146,6 +147,7 @@ def ingest(
         facts = facts_for(clean, digest, redactions, remote, scope)
         outcome = record_session(uow.app, facts, clean, now=uow.clock(), policy=policy, pollution=pollution)
         report.count(outcome)
+        fault_points.reached("ingest")
         if outcome in (IngestOutcome.NEW, IngestOutcome.UPDATED):
             report.citations += record_citations(uow, clean)
     progress(len(files), len(files), "")
@@ -174,10 +176,11 @@ def in_the_past(transcript: Transcript, now: datetime) -> Transcript:
     hold it back without a word.
     """
     meta = transcript.meta
-    late = {name: now for name in ("started_at", "updated_at") if (value := getattr(meta, name)) and value > now + CLOCK_SKEW}
+    late = {name: value for name in ("started_at", "updated_at") if (value := getattr(meta, name)) and value > now + CLOCK_SKEW}
     if not late:
         return transcript
-    note = f"{meta.path}: timestamps in the future ({meta.updated_at.isoformat() if meta.updated_at else '?'}) taken as now"
+    note = f"{meta.path}: timestamps in the future ignored ({max(late.values()).isoformat()}): taken as now"
+    late = dict.fromkeys(late, now)
     return transcript.model_copy(update={"meta": meta.model_copy(update=late), "warnings": (*transcript.warnings, note)})
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from pathlib import Path
 
 
@@ -305,3 +306,140 @@ def write_claude_transcript(folder: Path) -> Path:
         lines.append({**base, **record, "uuid": f"uuid-{number}", "timestamp": stamp})
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     return path
+
+
+# ------------------------------------------------------------------ the corpus in every location
+
+VARIANTS = 5
+"""Values per kind: the planted value and four of the same shape (``vary``)."""
+
+_KEEP_PREFIX = re.compile(r"^(?:[A-Za-z0-9]{1,12}[_\-.=:]){1,3}")
+_KEEP_SUFFIX = re.compile(r"-[a-z]{2}\d{1,2}$")  # a Mailchimp data-centre suffix
+
+
+def _rotate(char: str, n: int) -> str:
+    for low, high in (("0", "9"), ("a", "f"), ("g", "z"), ("A", "F"), ("G", "Z")):
+        if low <= char <= high:
+            span = ord(high) - ord(low) + 1
+            return chr(ord(low) + (ord(char) - ord(low) + n) % span)
+    return char
+
+
+def vary(value: str, n: int) -> str:
+    """Another made-up value of the same shape as ``value`` (n = 0: ``value`` itself).
+
+    The token's prefix (``ghp_``, ``sk-ant-api03-``, up to the last ``/`` of
+    a URL), a private key's armour lines and hex-ness are kept; the rest is
+    rotated character by character within its class.
+    """
+    if n == 0:
+        return value
+    if "\n" in value:
+        return "\n".join(line if line.startswith("-----") else vary(line, n) for line in value.split("\n"))
+    if "://" in value:
+        keep = value.rfind("/") + 1
+    else:
+        found = _KEEP_PREFIX.match(value)
+        keep = max(4, found.end() if found else 0)
+    tail = _KEEP_SUFFIX.search(value)
+    end = tail.start() if tail else len(value)
+    return value[:keep] + "".join(_rotate(c, n + i) for i, c in enumerate(value[keep:end])) + value[end:]
+
+
+def corpus_values() -> list[tuple[str, str]]:
+    """Every (kind, value) of the corpus: ``VARIANTS`` values of each kind in ``SECRETS``."""
+    return [(kind, vary(value, n)) for n in range(VARIANTS) for kind, value in SECRETS]
+
+
+TEXT_LOCATIONS = ("user", "assistant", "tool call", "tool output")
+LOCATIONS = (*TEXT_LOCATIONS, "cwd", "file path", "git branch", "git remote", "tool name")
+"""Everywhere a session can hold text: messages, tool calls and outputs, the working folder,
+the session file's own path, the git branch and remote, and the name of a tool."""
+
+
+def _fits(location: str, text: str, agent: str) -> bool:
+    if location in TEXT_LOCATIONS:
+        return True
+    if "\n" in text or len(text) > 200:
+        return False
+    if location == "file path":
+        return "/" not in text and len(text.encode()) < 200
+    if location == "git remote":
+        return agent == "codex" and not any(c in text for c in " /@")
+    if location == "tool name":
+        return " " not in text
+    return True
+
+
+def placements(values: list[tuple[str, str]] | None = None) -> list[tuple[str, str, str, str]]:
+    """(kind, value, agent, location) for every value, spreading the values over every location and both agents."""
+    chosen = corpus_values() if values is None else values
+    out = []
+    for index, (kind, value) in enumerate(chosen):
+        agent = "codex" if index % 2 == 0 else "claude-code"
+        text = planted(kind, value)
+        for step in range(len(LOCATIONS)):
+            location = LOCATIONS[(index + step) % len(LOCATIONS)]
+            if _fits(location, text, agent):
+                break
+        out.append((kind, value, agent, location))
+    return out
+
+
+def write_planted_session(folder: Path, number: int, kind: str, value: str, agent: str, location: str) -> Path:
+    """One session carrying ``value`` (as ``planted`` shows it) at ``location``; returns its path."""
+    text = planted(kind, value)
+    cwd = f"/home/dev/{text}/app" if location == "cwd" else "/home/dev/planted"
+    branch = f"feature/{text}" if location == "git branch" else "main"
+    tool = text if location == "tool name" else ("exec_command" if agent == "codex" else "Bash")
+    said = {place: (text if location == place else f"nothing secret in the {place}") for place in TEXT_LOCATIONS}
+    stamp = "2026-11-02T10:00:00.000Z"
+    if agent == "codex":
+        thread = f"019d{number:04x}-0000-7000-8000-{number:012x}"
+        sub = folder / "codex" / (text if location == "file path" else "plain")
+        sub.mkdir(parents=True, exist_ok=True)
+        path = sub / f"rollout-2026-11-02T10-00-00-{thread}.jsonl"
+        git: dict[str, object] = {"branch": branch,
+                                  "repository_url": f"https://ci:{text}@git.example.com/acme/planted.git"
+                                  if location == "git remote" else "https://git.example.com/acme/planted.git"}
+        lines: list[dict[str, object]] = [
+            {"timestamp": stamp, "type": "session_meta",
+             "payload": {"id": thread, "timestamp": stamp, "cwd": cwd, "source": "cli", "cli_version": "0.130.0", "git": git}},
+            {"timestamp": stamp, "type": "event_msg", "payload": {"type": "user_message", "message": said["user"]}},
+            {"timestamp": stamp, "type": "response_item", "payload": {
+                "type": "message", "role": "user", "content": [{"type": "input_text", "text": said["user"]}]}},
+            {"timestamp": stamp, "type": "response_item", "payload": {
+                "type": "function_call", "name": tool, "call_id": "call_1",
+                "arguments": json.dumps({"cmd": f"echo '{said['tool call']}'", "workdir": cwd})}},
+            {"timestamp": stamp, "type": "response_item", "payload": {
+                "type": "function_call_output", "call_id": "call_1",
+                "output": json.dumps({"output": said["tool output"], "metadata": {"exit_code": 1}})}},
+            {"timestamp": stamp, "type": "response_item", "payload": {
+                "type": "message", "role": "assistant", "content": [{"type": "output_text", "text": said["assistant"]}]}},
+        ]
+    else:
+        session = f"7d{number:06x}-1111-4222-8333-{number:012x}"
+        sub = folder / "claude" / (text if location == "file path" else "plain")
+        sub.mkdir(parents=True, exist_ok=True)
+        path = sub / f"{session}.jsonl"
+        base = {"sessionId": session, "cwd": cwd, "gitBranch": branch, "version": "2.1.50",
+                "isSidechain": False, "userType": "external", "timestamp": stamp}
+        lines = [
+            {**base, "type": "user", "uuid": f"{number}-1", "message": {"role": "user", "content": said["user"]}},
+            {**base, "type": "assistant", "uuid": f"{number}-2", "message": {"id": f"m{number}a", "role": "assistant", "content": [
+                {"type": "tool_use", "id": "toolu_1", "name": tool, "input": {"command": f"echo '{said['tool call']}'"}}]}},
+            {**base, "type": "user", "uuid": f"{number}-3", "message": {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_1", "content": said["tool output"], "is_error": True}]}},
+            {**base, "type": "assistant", "uuid": f"{number}-4", "message": {"id": f"m{number}b", "role": "assistant",
+                                                                         "content": [{"type": "text", "text": said["assistant"]}]}},
+        ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def write_planted_sessions(folder: Path, every: int = 1) -> list[tuple[str, str, str, str]]:
+    """Write one session per placement (every ``every``-th of them); returns the placements written."""
+    chosen = placements()[::every]
+    for number, (kind, value, agent, location) in enumerate(chosen, start=1):
+        write_planted_session(folder, number, kind, value, agent, location)
+    return chosen

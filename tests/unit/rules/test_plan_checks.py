@@ -128,9 +128,10 @@ def test_a_global_tombstone_rejects_the_value_in_any_field_of_any_scope() -> Non
 
 
 def test_the_title_field_above_really_carries_the_value() -> None:
-    # "BLUE-falcon_42" is one token with the underscore ("falcon_42"); the value follows after "no:".
-    assert forgetting(SECRET).contains("BLUE-falcon_42? no: Blue, Falcon; 42", GLOBAL_SCOPE)
-    assert not forgetting(SECRET).contains("BLUE-falcon_42", GLOBAL_SCOPE)
+    # Underscores separate words: "BLUE-falcon_42" carries the value, and so does the text after "no:".
+    assert forgetting(SECRET).contains("Blue, Falcon; 42", GLOBAL_SCOPE)
+    assert forgetting(SECRET).contains("BLUE-falcon_42", GLOBAL_SCOPE)
+    assert not forgetting(SECRET).contains("BLUE-falcon_4", GLOBAL_SCOPE)
 
 
 def test_a_project_tombstone_rejects_the_value_on_that_projects_items() -> None:
