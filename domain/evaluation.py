@@ -111,7 +111,9 @@ class Expectations(_Strict):
 
     def sources(self) -> list[str]:
         """Every session file the expectations name in ``from``."""
-        facts: list[Fact | Unwanted] = [*self.user_wide, *(f for p in self.projects for f in (*p.must, *p.must_not))]
+        facts: list[Fact | Unwanted] = list(self.user_wide)
+        for project in self.projects:
+            facts += [*project.must, *project.must_not]
         return sorted({f.source for f in facts if f.source})
 
     def project(self, name: str) -> ProjectExpectations:
