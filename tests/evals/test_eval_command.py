@@ -147,3 +147,13 @@ def test_the_language_model_path_is_measured_the_same_way(tmp_path: Path, fake_o
     assert report["run"]["days"] == 3
     assert fake_openai.pending == 0 and fake_openai.unexpected == 0
     assert [r.schema_name is not None for r in fake_openai.requests] == [True] * 6
+
+
+def test_a_model_that_does_not_answer_fails_the_eval(tmp_path: Path, fake_openai) -> None:
+    example = _docs_example(tmp_path)
+    env = {"OPENAI_BASE_URL": fake_openai.base_url, "OPENAI_API_KEY": "sk-test-not-a-real-key-000000", "MNEMOLOG_MODEL_RETRIES": "0"}
+    result = run_cli("eval", str(example), "--model", "silent-model", "--json", env=env)  # nothing queued: HTTP 418
+    assert result.code == 1
+    report = result.json()
+    assert report["passed"] is False
+    assert "3 extractions failed (the model did not answer)" in report["failed"]
