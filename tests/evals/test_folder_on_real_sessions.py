@@ -206,3 +206,10 @@ def test_general_tips_hold_no_project_tips(folder: Path) -> None:
     for block in summary.split("\n### ")[1:]:
         if re.search(r"^- (preference|tip): ", block, re.MULTILINE):
             assert "\napplies_to: cwd=" in block  # a project's memory comes with Codex's applies_to line
+
+
+def test_the_folder_keeps_codex_layout(folder: Path) -> None:
+    from mnemolog.adapters.tokens import count_tokens
+    from mnemolog.projections.folder_validator import validate_folder
+
+    assert validate_folder(folder, count_tokens) == []
