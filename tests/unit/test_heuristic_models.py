@@ -464,3 +464,17 @@ def test_a_later_session_that_replaces_a_command_invalidates_the_old_fact() -> N
     )
     texts = [edit.text for edit in HeuristicConsolidator().consolidate(first).plan.edits]
     assert "`make serve` passed" not in texts
+
+
+def test_the_user_saying_a_command_was_replaced_invalidates_the_old_fact() -> None:
+    old = ItemForModel("I1", "knowledge", APP, "app", "", "`make serve` passed", (), ("s1",))
+    said = raw("Server", prefs=("From now on use `just dev` instead of `make serve`.",))
+    request = ConsolidationRequest(
+        items=(old,),
+        inputs=(_later("s1", 1, raw("Serve", knowledge=("`make serve` passed",)), "unchanged"), _later("s2", 9, said)),
+        removed_sessions=(),
+        notes=(),
+    )
+    [ended] = [edit for edit in HeuristicConsolidator().consolidate(request).plan.edits if edit.op == "invalidate"]
+    assert ended.target == "I1"
+    assert ended.reason.endswith("`make serve` was replaced, the user said; `just dev` is used instead")
