@@ -12,28 +12,49 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 from urllib.parse import unquote, urlparse
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
 from mnemolog.adapters.bootstrap import Store
 from mnemolog.adapters.scope import scope_for_cwd
 from mnemolog.adapters.settings import load_settings
+from mnemolog.adapters.tokens import TOKENIZER
 from mnemolog.cli.read_path import context_for, memory_folder
 from mnemolog.domain.services import cite
-from mnemolog.domain.services.read import folder_index, hit_dict, memory_file, search, show
+from mnemolog.domain.services.injections import served_file, served_item, served_search
+from mnemolog.domain.services.read import folder_index, hit_dict, memory_file
+from pydantic import Field
 
 SERVER_NAME = "mnemolog"
 ROOTS_TIMEOUT = 5.0
+SEARCH_MAX = 50
+Kind = Literal["preference", "knowledge", "failure", "task", "skill"]  # domain.plan.ItemKindName (a test keeps them equal)
+Intent = Literal["remember", "correct"]
+NoteScope = Literal["project", "global"]
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
+
+
+def package_version() -> str:
+    """The installed mnemolog version (the server reports it to clients)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("mnemolog")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "0+unknown"
 
 INSTRUCTIONS = (
     "mnemolog is the user's memory from earlier coding sessions: their preferences and what was "
     "learned in this project. Call get_memory_context at the start of a task, search_memory before "
     "guessing how this project does something, read_memory_item for an item's evidence, and "
     "cite_memory with the ids you used. Memory can be stale: verify it against the repository. "
-    "Record what the user asks you to remember or correct with add_memory_note."
+    "Record what the user asks you to remember or correct with add_memory_note. Pass your session id "
+    "(session_id) to the read tools when you know it: what each session was served is recorded."
 )
 
 
@@ -82,7 +103,7 @@ class ProjectResolver:
 
 def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCPServer[Any], Callable[[], None]]:
     """The MCP server with its tools, and a function that closes the store it opened."""
-    server: MCPServer[Any] = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS)
+    server: MCPServer[Any] = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS, version=package_version())
     resolver = ProjectResolver(default_cwd)
     opened: list[Store] = []
 
@@ -100,52 +121,75 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
             s.close()
         opened.clear()
 
-    @server.tool()
-    async def get_memory_context(ctx: Context[Any, Any]) -> str:
-        """The memory summary for this project and the user, with how to use it (what a session gets at start)."""
-        project = await resolver.project(ctx)
-        return context_for(store(), project).text
+    @server.tool(annotations=READ_ONLY)
+    async def get_memory_context(ctx: Context[Any, Any], session_id: str | None = None) -> str:
+        """The memory summary for this project and the user, with how to use it (what a session gets at start).
 
-    @server.tool()
-    async def search_memory(query: str, ctx: Context[Any, Any], kind: str | None = None, limit: int = 10) -> dict[str, Any]:
+        session_id: your session's id, if you know it (recorded with what was served)."""
+        project = await resolver.project(ctx)
+        return context_for(store(), project, session=session_id, surface="mcp:get_memory_context").text
+
+    @server.tool(annotations=READ_ONLY)
+    async def search_memory(
+        query: str,
+        ctx: Context[Any, Any],
+        kind: Kind | None = None,
+        limit: Annotated[int, Field(ge=1, le=SEARCH_MAX)] = 10,
+        session_id: str | None = None,
+    ) -> dict[str, Any]:
         """Full-text search over current memory items of this project and the user's global ones.
 
         kind narrows to one of: preference, knowledge, failure, task, skill. Each hit has its id,
-        kind, trust (accepted, proposed, doubted) and validity.
+        kind, trust (accepted, proposed, doubted) and validity. session_id: your session's id, if
+        you know it (recorded with what was served).
         """
         project = await resolver.project(ctx)
         s = store()
         try:
-            hits = search(s.reads(), s.matcher(), query, project, kind, max(1, min(limit, 50)))
+            hits = served_search(
+                s, TOKENIZER, query, project, kind, max(1, min(limit, SEARCH_MAX)), session=session_id, surface="mcp:search_memory"
+            )
         except ValueError as error:  # an unknown kind
             raise ToolError(str(error)) from error
         return {"project": project, "hits": [hit_dict(h) for h in hits]}
 
-    @server.tool()
-    async def read_memory_item(item_id: str, ctx: Context[Any, Any]) -> dict[str, Any]:
-        """One memory item with its status, trust, validity, usage and evidence sessions."""
+    @server.tool(annotations=READ_ONLY)
+    async def read_memory_item(item_id: str, ctx: Context[Any, Any], session_id: str | None = None) -> dict[str, Any]:
+        """One memory item with its status, trust, validity, usage and evidence sessions.
+
+        session_id: your session's id, if you know it (recorded with what was served)."""
         project = await resolver.project(ctx)
         s = store()
-        item = show(s.reads(), s.matcher(), item_id, project)
+        item = served_item(s, TOKENIZER, item_id, project, session=session_id, surface="mcp:read_memory_item")
         if item is None:
             raise ToolError(f"no memory item {item_id} in this project")
         return item.as_dict()
 
-    @server.tool()
+    @server.tool(annotations=READ_ONLY)
     async def read_memory_file(
-        ctx: Context[Any, Any], path: str = "memory_summary.md", start_line: int | None = None, end_line: int | None = None
+        ctx: Context[Any, Any],
+        path: str = "memory_summary.md",
+        start_line: int | None = None,
+        end_line: int | None = None,
+        session_id: str | None = None,
     ) -> str:
         """A file of this project's memory folder (memory_summary.md, MEMORY.md, raw_memories.md,
-        rollout_summaries/<file>.md), whole or lines start_line..end_line (numbered, for citations)."""
+        rollout_summaries/<file>.md), whole or lines start_line..end_line (numbered, for citations).
+        session_id: your session's id, if you know it (recorded with what was served)."""
         project = await resolver.project(ctx)
-        files = memory_folder(store(), project)
-        text = memory_file(files, path, start_line, end_line)
+        s = store()
+        files = memory_folder(s, project)
+        text = served_file(
+            s, TOKENIZER, files, path, project, start_line, end_line, session=session_id, surface="mcp:read_memory_file"
+        )
         if text is None:
             raise ToolError(f"no memory file {path!r}; the folder holds: {', '.join(folder_index(files))}")
         return text
 
-    @server.tool()
-    async def add_memory_note(text: str, ctx: Context[Any, Any], intent: str = "remember", scope: str = "project") -> dict[str, Any]:
+    @server.tool(annotations=WRITES)
+    async def add_memory_note(
+        text: str, ctx: Context[Any, Any], intent: Intent = "remember", scope: NoteScope = "project"
+    ) -> dict[str, Any]:
         """Leave a note for the next consolidation: intent 'remember' or 'correct'; scope 'project' or 'global'
         (the user, everywhere). To forget a value, the user runs `mnemolog forget` (a note would store it)."""
         if intent not in ("remember", "correct"):
@@ -163,10 +207,10 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
             raise ToolError(str(error)) from error
         return added.as_dict()
 
-    @server.tool()
-    async def cite_memory(text: str, ctx: Context[Any, Any]) -> dict[str, Any]:
+    @server.tool(annotations=WRITES)
+    async def cite_memory(text: str, ctx: Context[Any, Any], session_id: str | None = None) -> dict[str, Any]:
         """Record that you used memory: pass your citation (item ids as [item:<id>], or a Codex
-        <oai-mem-citation> block). Cited memories rank higher next time."""
+        <oai-mem-citation> block). Cited memories rank higher next time. session_id: your session's id, if known."""
         project = await resolver.project(ctx)
         s = store()
 
@@ -174,7 +218,7 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
             found: str | None = folder_file(project, rel)
             return found
 
-        report = cite.record_citation(s, text, "mcp", read_file=read)
+        report = cite.record_citation(s, text, "mcp", citing_session=session_id, read_file=read, project=project)
         if not report.citations:
             raise ToolError("no citation found: give item ids as [item:<id>] or a <oai-mem-citation> block")
         recorded: dict[str, Any] = report.as_dict()

@@ -6,9 +6,10 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 from uuid import UUID
 
-from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent
 from eventsourcing.persistence import IntegrityError, Mapper, Transcoder
 from mnemolog.domain.events import EventSourced, PydanticMapper
+from mnemolog.domain.ports import DataKeys
 from mnemolog.domain.topics import register_legacy_topics
 
 T = TypeVar("T")
@@ -27,12 +28,21 @@ class MnemologApp(Application[UUID]):
 
     name = APP_NAME
     is_snapshotting_enabled = False
+    default_keys: DataKeys | None = None  # set on a subclass made by ``keyed_app_class``
+
+    def __init__(self, env: Any = None, keys: DataKeys | None = None) -> None:
+        """The log; ``keys`` (the data keys, kept outside the log) seal the text of every event."""
+        self.data_keys = keys if keys is not None else self.default_keys
+        super().__init__(env)
 
     def construct_mapper(self) -> Mapper[UUID]:
-        """Use the pydantic mapper so typed events round-trip with their types."""
-        return self.factory.mapper(
+        """Use the pydantic mapper so typed events round-trip with their types (sealed with the data keys)."""
+        mapper = self.factory.mapper(
             transcoder=self.construct_transcoder(), mapper_class=PydanticMapper
         )
+        assert isinstance(mapper, PydanticMapper)
+        mapper.keys = self.data_keys
+        return mapper
 
     def construct_transcoder(self) -> Transcoder:
         """Plain JSON: pydantic already turned everything into JSON types."""
@@ -49,7 +59,14 @@ class MnemologApp(Application[UUID]):
 
     def save_all(self, *aggregates: EventSourced) -> int | None:
         """Save the pending events of all given aggregates in one transaction; the last notification id it wrote."""
-        recordings = self.save(*aggregates)
+        # The library's save() checks every object against runtime-checkable protocols (slow
+        # isinstance calls); these are aggregates, so their events are collected directly.
+        processing = ProcessingEvent[UUID]()
+        for aggregate in aggregates:
+            processing.events.extend(aggregate.collect_events())
+            processing.aggregates[aggregate.id] = aggregate
+        recordings = self._record(processing)
+        self._notify(recordings)
         if not recordings:
             return None
         position: int = recordings[-1].notification.id
@@ -72,3 +89,8 @@ class MnemologApp(Application[UUID]):
     def max_notification_id(self) -> int:
         """The position of the newest event in the log (0 when empty)."""
         return self.recorder.max_notification_id() or 0
+
+
+def keyed_app_class(keys: DataKeys | None) -> type[MnemologApp]:
+    """A ``MnemologApp`` class whose instances use ``keys`` (for code that builds the app itself: the projection runner)."""
+    return type("KeyedMnemologApp", (MnemologApp,), {"default_keys": keys, "name": APP_NAME})  # same name: same tables

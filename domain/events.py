@@ -14,6 +14,8 @@ from uuid import UUID
 from eventsourcing.domain import Aggregate, CanInitAggregate, CanMutateAggregate
 from eventsourcing.persistence import Mapper, StoredEvent
 from eventsourcing.utils import get_topic, resolve_topic
+from mnemolog.domain.ports import DataKeys
+from mnemolog.domain.sealing import open_state, seal_state, sealed_paths
 from pydantic import BaseModel, ConfigDict
 
 
@@ -50,12 +52,27 @@ class PydanticMapper(Mapper[UUID]):
 
     Versioning: new fields get defaults, so older stored events still validate;
     a moved class keeps its stored name through ``register_topic`` (see topics.py).
+
+    Sealing: with ``keys`` set, the fields an event class names in ``sealed``
+    are encrypted under a data key of the event's aggregate before the state
+    is encoded (see ``domain.sealing``). This is the place the library's own
+    ``cipher`` hook sits, one step earlier: the library's cipher encrypts a
+    whole stored state under one key for the whole application, which cannot
+    forget one aggregate; a key per aggregate can. Events stored without seals
+    (older ones, or a store opened without keys) read as they were written.
     """
+
+    keys: DataKeys | None = None
 
     def to_stored_event(self, domain_event: Any) -> StoredEvent:
         """Serialise one domain event."""
         topic = get_topic(domain_event.__class__)
         state = cast(BaseModel, domain_event).model_dump(mode="json")
+        paths = sealed_paths(domain_event.__class__)
+        keys = self.keys
+        if paths and keys is not None:
+            subject = domain_event.originator_id
+            state = seal_state(state, paths, lambda plain: keys.seal(subject, plain))
         stored_state = self.transcoder.encode(state)
         if self.compressor:
             stored_state = self.compressor.compress(stored_state)
@@ -77,4 +94,11 @@ class PydanticMapper(Mapper[UUID]):
             stored_state = self.compressor.decompress(stored_state)
         event_state = self.transcoder.decode(stored_state)
         cls = cast(type[BaseModel], resolve_topic(stored_event.topic))
+        keys = self.keys
+        subject = UUID(str(stored_event.originator_id))
+
+        def decrypt(sealed: dict[str, str]) -> bytes | None:
+            return keys.open(subject, sealed) if keys is not None else None
+
+        event_state = open_state(event_state, sealed_paths(cls), decrypt)
         return cls.model_validate(event_state)

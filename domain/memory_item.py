@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, ClassVar
 from uuid import UUID
 
 from eventsourcing.domain import event
@@ -42,6 +42,7 @@ class MemoryItem(EventSourced):
     class Added(EventSourced.Created):
         """A consolidation (or a user) added the item."""
 
+        sealed: ClassVar[tuple[str, ...]] = ("task_group", "title", "text", "keywords.*", "reason")
         kind: str
         scope: str
         task_group: str
@@ -58,6 +59,7 @@ class MemoryItem(EventSourced):
     class Revised(EventSourced.Event):
         """The item's text, keywords or evidence changed."""
 
+        sealed: ClassVar[tuple[str, ...]] = ("title", "text", "keywords.*", "reason")
         title: str
         text: str
         keywords: tuple[str, ...]
@@ -79,6 +81,7 @@ class MemoryItem(EventSourced):
     class Retired(EventSourced.Event):
         """Withdrawn: it should not be memory (or its evidence is gone)."""
 
+        sealed: ClassVar[tuple[str, ...]] = ("reason",)
         reason: str
         consolidation_id: UUID | None = None
         by: EditedBy = EditedBy.MODEL
@@ -91,6 +94,7 @@ class MemoryItem(EventSourced):
     class Invalidated(EventSourced.Event):
         """Its valid time ended: superseded in the world, kept in history."""
 
+        sealed: ClassVar[tuple[str, ...]] = ("reason",)
         valid_to: datetime
         reason: str
         consolidation_id: UUID | None = None
@@ -104,6 +108,7 @@ class MemoryItem(EventSourced):
     class Reviewed(EventSourced.Event):
         """Someone accepted, rejected or doubted the item."""
 
+        sealed: ClassVar[tuple[str, ...]] = ("note",)
         verdict: Trust
         reviewer: str
         note: str = ""
@@ -111,6 +116,75 @@ class MemoryItem(EventSourced):
         def apply(self, aggregate: Any) -> None:
             """Set the trust state."""
             aggregate.trust = self.verdict
+
+    class Edited(EventSourced.Event):
+        """A person rewrote the item's text (and title); consolidations revise from there."""
+
+        sealed: ClassVar[tuple[str, ...]] = ("title", "text", "reason")
+        title: str
+        text: str
+        editor: str
+        reason: str = ""
+        by: EditedBy = EditedBy.USER
+
+        def apply(self, aggregate: Any) -> None:
+            """Replace the text and title."""
+            aggregate.title = self.title
+            aggregate.text = self.text
+
+    class Pinned(EventSourced.Event):
+        """A person pinned the item: it comes first in context and the folder, and no model retires it."""
+
+        sealed: ClassVar[tuple[str, ...]] = ("reason",)
+        pinner: str
+        reason: str = ""
+        by: EditedBy = EditedBy.USER
+
+        def apply(self, aggregate: Any) -> None:
+            """Mark pinned."""
+            aggregate.pinned = True
+
+    class Unpinned(EventSourced.Event):
+        """A person took the pin off: the item ranks and ages like any other again."""
+
+        sealed: ClassVar[tuple[str, ...]] = ("reason",)
+        pinner: str
+        reason: str = ""
+        by: EditedBy = EditedBy.USER
+
+        def apply(self, aggregate: Any) -> None:
+            """Mark not pinned."""
+            aggregate.pinned = False
+
+    class ScopeChanged(EventSourced.Event):
+        """A person moved the item to another scope: a project, or the user (global)."""
+
+        sealed: ClassVar[tuple[str, ...]] = ("reason",)
+        scope: str
+        previous: str
+        editor: str
+        reason: str = ""
+        by: EditedBy = EditedBy.USER
+
+        def apply(self, aggregate: Any) -> None:
+            """Set the scope."""
+            aggregate.scope = self.scope
+
+    class Rerecorded(EventSourced.Event):
+        """The item's current texts, recorded again under a new data key (an erase destroyed the old keys)."""
+
+        sealed: ClassVar[tuple[str, ...]] = ("task_group", "title", "text", "keywords.*")
+        task_group: str
+        title: str
+        text: str
+        keywords: tuple[str, ...]
+
+        def apply(self, aggregate: Any) -> None:
+            """The texts as they stood when re-recorded."""
+            aggregate.task_group = self.task_group
+            aggregate.title = self.title
+            aggregate.text = self.text
+            aggregate.keywords = self.keywords
 
     @event(Added)
     def __init__(
@@ -139,6 +213,7 @@ class MemoryItem(EventSourced):
         self.valid_to: datetime | None = None
         self.trust = trust
         self.status = ItemStatus.ACTIVE
+        self.pinned = False
 
     @property
     def is_active(self) -> bool:
@@ -175,6 +250,41 @@ class MemoryItem(EventSourced):
         )
         return True
 
+    def rerecord(self, matcher: Any) -> None:
+        """Record the current texts again, ``matcher``'s values cut out (an erase: under a new key)."""
+
+        def cut(text: str) -> str:
+            return str(matcher.scrub(text, None)[0]) if text else text
+
+        self.trigger_event(
+            self.Rerecorded,
+            task_group=cut(self.task_group),
+            title=cut(self.title),
+            text=cut(self.text),
+            keywords=tuple(cut(k) for k in self.keywords),
+        )
+
     def review(self, verdict: Trust, reviewer: str, note: str = "") -> None:
         """Record a review verdict."""
         self.trigger_event(self.Reviewed, verdict=verdict, reviewer=reviewer, note=note)
+
+    def edit(self, text: str, title: str, editor: str, reason: str = "") -> bool:
+        """Record a person's new text and title; no event when both are unchanged."""
+        if text == self.text and title == self.title:
+            return False
+        self.trigger_event(self.Edited, title=title, text=text, editor=editor, reason=reason)
+        return True
+
+    def pin(self, pinner: str, pinned: bool = True, reason: str = "") -> bool:
+        """Pin (or unpin) the item; no event when it already is so."""
+        if bool(getattr(self, "pinned", False)) == pinned:
+            return False
+        self.trigger_event(self.Pinned if pinned else self.Unpinned, pinner=pinner, reason=reason)
+        return True
+
+    def change_scope(self, scope: str, editor: str, reason: str = "") -> bool:
+        """Move the item to ``scope``; no event when it is already there."""
+        if scope == self.scope:
+            return False
+        self.trigger_event(self.ScopeChanged, scope=scope, previous=self.scope, editor=editor, reason=reason)
+        return True

@@ -8,7 +8,7 @@ note takes that evidence away (the next run retires what rested on it alone).
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, ClassVar
 from uuid import UUID
 
 from eventsourcing.domain import event
@@ -21,6 +21,7 @@ class Note(EventSourced):
     class Recorded(EventSourced.Created):
         """The request as the user made it."""
 
+        sealed: ClassVar[tuple[str, ...]] = ("text",)
         text: str
         intent: str  # "remember" | "correct"
         scope: str
@@ -39,6 +40,7 @@ class Note(EventSourced):
     class Withdrawn(EventSourced.Event):
         """The user took the note back: no run applies it, and it is no longer evidence."""
 
+        sealed: ClassVar[tuple[str, ...]] = ("reason",)
         reason: str
 
         def apply(self, aggregate: Any) -> None:
@@ -48,11 +50,22 @@ class Note(EventSourced):
     class Scrubbed(EventSourced.Event):
         """Tombstoned values were cut out of the note's text."""
 
+        sealed: ClassVar[tuple[str, ...]] = ("text",)
         tombstone_ids: tuple[UUID, ...]
         text: str
 
         def apply(self, aggregate: Any) -> None:
             """Replace the text."""
+            aggregate.text = self.text
+
+    class Rerecorded(EventSourced.Event):
+        """The note's current text, recorded again under a new data key (an erase destroyed the old keys)."""
+
+        sealed: ClassVar[tuple[str, ...]] = ("text",)
+        text: str
+
+        def apply(self, aggregate: Any) -> None:
+            """The text as it stood when re-recorded."""
             aggregate.text = self.text
 
     @event(Recorded)
@@ -72,6 +85,10 @@ class Note(EventSourced):
             return False
         self.trigger_event(self.Scrubbed, tombstone_ids=tuple(ids), text=clean)
         return True
+
+    def rerecord(self, matcher: Any) -> None:
+        """Record the current text again, ``matcher``'s values cut out (an erase: under a new key)."""
+        self.trigger_event(self.Rerecorded, text=matcher.scrub(self.text, None)[0])
 
     def mark_applied(self, consolidation_id: UUID) -> None:
         """Record that a run applied this note (a withdrawn note is never applied)."""

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Protocol
+from uuid import UUID
 
 from mnemolog.domain.extraction import ExtractionAnswer, TokenUsage
 from mnemolog.domain.plan import ConsolidationPlan
@@ -69,13 +70,22 @@ class NoteForModel:
 
 
 @dataclass(frozen=True)
+class PlanRepair:
+    """The repair round: the model's own plan, handed back with why code turned edits down."""
+
+    plan: ConsolidationPlan
+    problems: Sequence[str]  # "edit 2: revise I1 (...): unknown item handle 'I1'", value-free
+
+
+@dataclass(frozen=True)
 class ConsolidationRequest:
-    """Everything phase 2 gives a model."""
+    """Everything phase 2 gives a model (``repair`` set: answer again, fixing the plan)."""
 
     items: Sequence[ItemForModel]
     inputs: Sequence[InputForModel]
     removed_sessions: Sequence[str]
     notes: Sequence[NoteForModel]
+    repair: PlanRepair | None = None
 
 
 @dataclass(frozen=True)
@@ -156,6 +166,43 @@ class ScopeLookup(Protocol):
 
     def scope_key(self, remote: str | None, cwd: str | None) -> str:
         """The project scope key from a git remote and a working folder."""
+        ...
+
+
+# ------------------------------------------------------------------ data keys (crypto-shredding)
+
+
+class DataKeys(Protocol):
+    """The data keys sealed text is encrypted under, one set per aggregate, kept outside the log.
+
+    ``seal`` encrypts under the subject's current key (made on first use);
+    ``rotate`` gives the subject a new current key; ``shred`` destroys every
+    key of the subject but the current one, so what was sealed under them can
+    never be read again.
+    """
+
+    def seal(self, subject: UUID, plaintext: bytes) -> dict[str, str]:
+        """``plaintext`` encrypted under the subject's current key, as a JSON-ready dict naming the key."""
+        ...
+
+    def open(self, subject: UUID, sealed: dict[str, str]) -> bytes | None:
+        """The plaintext of something ``seal`` returned, or None when its key was destroyed."""
+        ...
+
+    def rotate(self, subject: UUID) -> None:
+        """Give the subject a new current key (what is sealed from now on uses it)."""
+        ...
+
+    def shred(self, subject: UUID) -> int:
+        """Destroy every key of the subject but the current one; how many were destroyed."""
+        ...
+
+
+class StoredCopies(Protocol):
+    """The copies of logged text a store keeps besides the log (views, indexes, free pages)."""
+
+    def purge_copies(self) -> None:
+        """Rebuild every copy from the log and compact the files, so no destroyed text survives in them."""
         ...
 
 

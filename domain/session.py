@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import Any
+from typing import Any, ClassVar
 from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.domain import event
@@ -19,6 +20,10 @@ class SessionMode(StrEnum):
     ENABLED = "enabled"
     DISABLED = "disabled"
     POLLUTED = "polluted"
+
+
+SCRUBBED_FACTS = ("cwd", "git_branch", "path")
+"""The facts besides the first message a forgotten value is cut out of (a value in a folder name or branch)."""
 
 
 class ClaimRefused(Exception):
@@ -60,12 +65,14 @@ class Session(EventSourced):
     class Recorded(EventSourced.Created):
         """A session was seen for the first time."""
 
+        sealed: ClassVar[tuple[str, ...]] = ("facts.first_user_message", "transcript.*.text")
         facts: SessionFacts
         transcript: tuple[TranscriptItem, ...]
 
     class Updated(EventSourced.Event):
         """The session file changed (it grew, usually)."""
 
+        sealed: ClassVar[tuple[str, ...]] = ("facts.first_user_message", "transcript.*.text")
         facts: SessionFacts
         transcript: tuple[TranscriptItem, ...]
 
@@ -111,6 +118,7 @@ class Session(EventSourced):
     class Extracted(EventSourced.Event):
         """Phase 1 produced a memory for this version."""
 
+        sealed: ClassVar[tuple[str, ...]] = ("rollout_summary", "rollout_slug", "raw_memory")
         content_hash: str
         rollout_summary: SessionText
         rollout_slug: str | None
@@ -146,6 +154,7 @@ class Session(EventSourced):
     class ExtractionFailed(EventSourced.Event):
         """Phase 1 failed for this version; may retry after ``retry_after``."""
 
+        sealed: ClassVar[tuple[str, ...]] = ("error",)  # a model's error may quote what it was sent
         content_hash: str
         error: str
         attempt: int
@@ -161,17 +170,26 @@ class Session(EventSourced):
     class Scrubbed(EventSourced.Event):
         """Tombstoned values were cut out of the session's stored texts (None: field unchanged)."""
 
+        sealed: ClassVar[tuple[str, ...]] = ("first_user_message", "rollout_summary", "rollout_slug", "raw_memory", "transcript.*.1")
         tombstone_ids: tuple[UUID, ...]
         first_user_message: SessionText | None = None
         rollout_summary: SessionText | None = None
         rollout_slug: str | None = None
         raw_memory: SessionText | None = None
         transcript: tuple[tuple[int, SessionText], ...] = ()  # (index, scrubbed text) of changed items
+        cwd: SessionText | None = None
+        git_branch: SessionText | None = None
+        path: SessionText | None = None
 
         def apply(self, aggregate: Any) -> None:
             """Replace the scrubbed texts."""
-            if self.first_user_message is not None:
-                aggregate.facts = aggregate.facts.model_copy(update={"first_user_message": self.first_user_message})
+            facts = {
+                name: getattr(self, name)
+                for name in ("first_user_message", *SCRUBBED_FACTS)
+                if getattr(self, name) is not None
+            }
+            if facts:
+                aggregate.facts = aggregate.facts.model_copy(update=facts)
             if aggregate.extraction is not None:
                 update = {
                     name: getattr(self, name)
@@ -187,9 +205,35 @@ class Session(EventSourced):
                         items[index] = items[index].model_copy(update={"text": text})
                 aggregate.transcript = tuple(items)
 
+    class Rerecorded(EventSourced.Event):
+        """The session's current texts, recorded again under a new data key (an erase destroyed the old keys)."""
+
+        sealed: ClassVar[tuple[str, ...]] = (
+            "first_user_message", "transcript.*.text", "rollout_summary", "rollout_slug", "raw_memory"
+        )
+        first_user_message: SessionText | None = None
+        transcript: tuple[TranscriptItem, ...] = ()
+        rollout_summary: SessionText | None = None  # None: no current extraction
+        rollout_slug: str | None = None
+        raw_memory: SessionText | None = None
+
+        def apply(self, aggregate: Any) -> None:
+            """The texts as they stood when re-recorded."""
+            aggregate.facts = aggregate.facts.model_copy(update={"first_user_message": self.first_user_message})
+            aggregate.transcript = self.transcript
+            if aggregate.extraction is not None:
+                aggregate.extraction = aggregate.extraction.model_copy(
+                    update={
+                        "rollout_summary": self.rollout_summary or "",
+                        "rollout_slug": self.rollout_slug,
+                        "raw_memory": self.raw_memory or "",
+                    }
+                )
+
     class Pruned(EventSourced.Event):
         """Retention removed this session's extraction from memory."""
 
+        sealed: ClassVar[tuple[str, ...]] = ("reason",)
         reason: str
 
         def apply(self, aggregate: Any) -> None:
@@ -200,6 +244,7 @@ class Session(EventSourced):
     class Deleted(EventSourced.Event):
         """The session was deleted from memory (its history stays in the log)."""
 
+        sealed: ClassVar[tuple[str, ...]] = ("reason",)
         reason: str
 
         def apply(self, aggregate: Any) -> None:
@@ -262,15 +307,34 @@ class Session(EventSourced):
             done.add(self.extraction.content_hash)
         return self.content_hash in done
 
-    def claim_extraction(self, worker: str, now: datetime, lease: timedelta, max_attempts: int) -> None:
-        """Take this version for phase 1, or raise ``ClaimRefused``."""
+    def claim_extraction(
+        self,
+        worker: str,
+        now: datetime,
+        lease: timedelta,
+        max_attempts: int,
+        retry_failed: bool = False,
+        alive: Callable[[str], bool] = lambda _: True,
+    ) -> None:
+        """Take this version for phase 1, or raise ``ClaimRefused``.
+
+        ``retry_failed``: a person asked to try again (e.g. after fixing an API
+        key), so earlier failures and their backoff do not refuse the claim.
+        A live claim of another worker refuses, unless ``alive`` says that
+        worker is gone (a crashed process): its claim is taken over at once.
+        """
         if self.deleted or self.mode != SessionMode.ENABLED:
             raise ClaimRefused(f"session is {'deleted' if self.deleted else self.mode.value}")
         if self.is_extracted_current():
             raise ClaimRefused("this version is already extracted")
-        if self.claim is not None and self.claim[1] == self.content_hash and self.claim[2] > now:
+        if (
+            self.claim is not None
+            and self.claim[1] == self.content_hash
+            and self.claim[2] > now
+            and (self.claim[0] == worker or alive(self.claim[0]))
+        ):
             raise ClaimRefused(f"claimed by {self.claim[0]} until {self.claim[2].isoformat()}")
-        if self.failed_hash == self.content_hash:
+        if self.failed_hash == self.content_hash and not retry_failed:
             if self.attempts >= max_attempts or self.retry_after is None:
                 raise ClaimRefused("gave up after repeated failures")
             if self.retry_after > now:
@@ -316,6 +380,7 @@ class Session(EventSourced):
             return clean if ids else None
 
         fields: dict[str, Any] = {"first_user_message": cut(self.facts.first_user_message)}
+        fields.update({name: cut(getattr(self.facts, name)) for name in SCRUBBED_FACTS})
         if self.extraction is not None:
             fields.update(
                 rollout_summary=cut(self.extraction.rollout_summary),
@@ -331,6 +396,24 @@ class Session(EventSourced):
             return False
         self.trigger_event(self.Scrubbed, tombstone_ids=tuple(sorted(hits, key=str)), transcript=tuple(changed), **fields)
         return True
+
+    def rerecord(self, matcher: Any) -> None:
+        """Record the current texts again, ``matcher``'s values cut out (an erase: under a new key)."""
+
+        def cut(text: str | None) -> str | None:
+            return matcher.scrub(text, None)[0] if text else text
+
+        extraction = self.extraction
+        self.trigger_event(
+            self.Rerecorded,
+            first_user_message=cut(self.facts.first_user_message),
+            transcript=tuple(
+                item.model_copy(update={"text": cut(item.text) or ""}) for item in self.transcript
+            ),
+            rollout_summary=cut(extraction.rollout_summary) if extraction else None,
+            rollout_slug=cut(extraction.rollout_slug) if extraction else None,
+            raw_memory=cut(extraction.raw_memory) if extraction else None,
+        )
 
     def prune(self, reason: str) -> bool:
         """Retention: drop the extraction from memory."""

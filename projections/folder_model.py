@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
+from mnemolog.domain.holes import has_hole, without_holes
 from mnemolog.domain.reads import ItemRow
 from mnemolog.domain.tombstone_matcher import EVERY_PROJECT, TombstoneMatcher
 
@@ -46,16 +47,23 @@ def without_forgotten(model: FolderModel, matcher: TombstoneMatcher) -> FolderMo
     """Drop items and cut session and profile text withheld from the folder's reader (render-time enforcement).
 
     The reader is the folder's project; a folder of every project (``project``
-    None) is read in each of them, so every tombstone applies to it.
+    None) is read in each of them, so every tombstone applies to it. A line
+    the cut left a hole in is left out whole (``domain.holes``): an agent
+    would read the placeholder as memory.
     """
     reader = model.project
     items = tuple(i for i in model.items if not matcher.withholds(i, reader))
+
+    def slug(text: str | None) -> str | None:
+        cut = matcher.scrub(text, reader)[0] if text else text
+        return None if has_hole(cut) else cut
+
     sessions = tuple(
         replace(
             s,
-            rollout_summary=matcher.scrub(s.rollout_summary, reader)[0],
-            raw_memory=matcher.scrub(s.raw_memory, reader)[0],
-            rollout_slug=matcher.scrub(s.rollout_slug, reader)[0] if s.rollout_slug else s.rollout_slug,
+            rollout_summary=without_holes(matcher.scrub(s.rollout_summary, reader)[0]),
+            raw_memory=without_holes(matcher.scrub(s.raw_memory, reader)[0]),
+            rollout_slug=slug(s.rollout_slug),
         )
         for s in model.sessions
     )

@@ -65,9 +65,10 @@ def _changed(item: ItemRow) -> datetime:
     return _utc(item.updated_at or item.created_at or _EPOCH)
 
 
-def item_order_key(item: ItemRow) -> tuple[int, int, float, str]:
-    """Most important first: trust, usage count, newer, then item id."""
+def item_order_key(item: ItemRow) -> tuple[bool, int, int, float, str]:
+    """Most important first: pinned, trust, usage count, newer, then item id."""
     return (
+        not item.pinned,
         _TRUST_RANK.get(item.trust, len(_TRUST_RANK)),
         -item.use_count,
         -_changed(item).timestamp(),
@@ -412,7 +413,7 @@ class _SummaryRenderer:
         self.group_rank = [(g.scope, g.name) for g in sorted(self.groups, key=self._group_key)]
 
     @staticmethod
-    def _group_key(group: _Group) -> tuple[tuple[int, int, float, str], str, str]:
+    def _group_key(group: _Group) -> tuple[tuple[bool, int, int, float, str], str, str]:
         return (item_order_key(group.items[0]), group.scope, group.name)
 
     def _is_recent(self, item: ItemRow) -> bool:

@@ -6,13 +6,16 @@ incremental catch-up and a rebuild call it, which is what makes them equal.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
 from mnemolog.domain.citation import Citation
 from mnemolog.domain.consolidation import Consolidation, PhaseTwoLease
+from mnemolog.domain.injection import Injection
 from mnemolog.domain.memory_item import ItemStatus, MemoryItem
 from mnemolog.domain.note import Note
 from mnemolog.domain.session import Session, SessionFacts
@@ -105,9 +108,15 @@ def _session(sql: Sql, e: Any) -> None:
         if e.mode.value != "enabled":  # a disabled or polluted session's texts leave the view
             values.update(_WITHDRAWN)
     elif isinstance(e, Session.Scrubbed):
-        for name in ("first_user_message", "rollout_summary", "rollout_slug", "raw_memory"):
-            if getattr(e, name) is not None:
+        for name in ("first_user_message", "rollout_summary", "rollout_slug", "raw_memory", "cwd", "git_branch", "path"):
+            if getattr(e, name, None) is not None:
                 values[name] = getattr(e, name)
+    elif isinstance(e, Session.Rerecorded):
+        row = sql.one(f"SELECT mode, pruned, deleted, extraction_status FROM {table('sessions')} WHERE id = ?", [sid])
+        if row is not None and row["mode"] == "enabled" and not row["pruned"] and not row["deleted"]:
+            values["first_user_message"] = e.first_user_message
+            if row["extraction_status"] == "extracted":
+                values.update(rollout_summary=e.rollout_summary, rollout_slug=e.rollout_slug, raw_memory=e.raw_memory)
     elif isinstance(e, Session.EligibilityAssessed):
         values.update(eligible=int(e.eligible), eligibility_reasons=js(list(e.reasons)))
     elif isinstance(e, Session.ExtractionClaimed):
@@ -156,15 +165,35 @@ def _session(sql: Sql, e: Any) -> None:
     _update(sql, "sessions", sid, values)
 
 
+def search_tags(scope: str, kind: str) -> str:
+    """The index words that let the full-text index filter by scope and kind (see projections.search)."""
+    return f"{scope_tag(scope)} {kind_tag(kind)}"
+
+
+def scope_tag(scope: str) -> str:
+    """One index word for a scope key (letters and digits only, so every tokenizer keeps it whole)."""
+    return "scope" + hashlib.sha1(scope.encode()).hexdigest()[:20] + "x"
+
+
+def kind_tag(kind: str) -> str:
+    """One index word for an item kind."""
+    return "kind" + re.sub(r"[^a-z0-9]", "", kind.lower()) + "x"
+
+
+def _search_drop(sql: Sql, item_id: str) -> None:
+    sql.run(f"DELETE FROM {table('search_rows')} WHERE item_id = ?", [item_id])  # by its unique index
+
+
 def _search_put(
     sql: Sql, item_id: str, scope: str, kind: str, title: str, text: str, keywords: tuple[str, ...], fresh: bool = False
 ) -> None:
-    if not fresh:  # on FTS5 this DELETE scans the whole index (item_id is unindexed): skip it for a new item
-        sql.run(f"DELETE FROM {table('search')} WHERE item_id = ?", [item_id])
-    _insert(
-        sql,
-        "search",
-        {"item_id": item_id, "scope": scope, "kind": kind, "title": title, "text": text, "keywords": " ".join(keywords)},
+    if not fresh:
+        _search_drop(sql, item_id)
+    rows = table("search_rows")
+    sql.run(
+        f"INSERT INTO {rows} (id, item_id, scope, kind, title, text, keywords, tags) "
+        f"SELECT COALESCE(MAX(id), 0) + 1, ?, ?, ?, ?, ?, ?, ? FROM {rows}",  # the newest row has the highest id
+        [item_id, scope, kind, title, text, " ".join(keywords), search_tags(scope, kind)],
     )
 
 
@@ -200,6 +229,9 @@ def _item(sql: Sql, e: Any) -> None:
                 "updated_at": at,
                 "consolidation_id": str(e.consolidation_id) if e.consolidation_id else None,
                 "revision": 1,
+                "pinned": 0,
+                "context_rank": context_rank(e.trust.value),
+                "use_count": 0,
             },
         )
         _set_evidence(sql, iid, e.evidence)
@@ -225,12 +257,29 @@ def _item(sql: Sql, e: Any) -> None:
     elif isinstance(e, MemoryItem.Retired):
         # A retired item's text leaves the view (it may carry a forgotten value); explain reads it from the log.
         values.update(status=ItemStatus.RETIRED.value, title="", text="", keywords="[]")
-        sql.run(f"DELETE FROM {table('search')} WHERE item_id = ?", [iid])
+        _search_drop(sql, iid)
     elif isinstance(e, MemoryItem.Invalidated):
         values.update(status=ItemStatus.INVALIDATED.value, valid_to=iso(e.valid_to))
-        sql.run(f"DELETE FROM {table('search')} WHERE item_id = ?", [iid])
+        _search_drop(sql, iid)
     elif isinstance(e, MemoryItem.Reviewed):
         values["trust"] = e.verdict.value
+        values["context_rank"] = context_rank(e.verdict.value)
+    elif isinstance(e, MemoryItem.Edited):
+        values.update(title=e.title, text=e.text)
+        if row["status"] == ItemStatus.ACTIVE.value:
+            _search_put(sql, iid, row["scope"], row["kind"], e.title, e.text, tuple(json.loads(row["keywords"] or "[]")))
+    elif isinstance(e, (MemoryItem.Pinned, MemoryItem.Unpinned)):
+        values["pinned"] = int(isinstance(e, MemoryItem.Pinned))
+    elif isinstance(e, MemoryItem.ScopeChanged):
+        values["scope"] = e.scope
+        if row["status"] == ItemStatus.ACTIVE.value:
+            _search_put(sql, iid, e.scope, row["kind"], row["title"] or "", row["text"] or "", tuple(json.loads(row["keywords"] or "[]")))
+    elif isinstance(e, MemoryItem.Rerecorded):
+        values["task_group"] = e.task_group
+        if row["status"] != ItemStatus.RETIRED.value:  # a retired item's text has left the view
+            values.update(title=e.title, text=e.text, keywords=js(list(e.keywords)))
+        if row["status"] == ItemStatus.ACTIVE.value:
+            _search_put(sql, iid, row["scope"], row["kind"], e.title, e.text, e.keywords)
     _update(sql, "items", iid, values)
 
 
@@ -271,7 +320,7 @@ def _consolidation(sql: Sql, e: Any) -> None:
                 "output_tokens": e.output_tokens,
             },
         )
-    elif isinstance(e, Consolidation.ProfileScrubbed):
+    elif isinstance(e, (Consolidation.ProfileScrubbed, Consolidation.Rerecorded)):
         _update(sql, "consolidations", cid, {"user_profile": e.user_profile})
     elif isinstance(e, Consolidation.Failed):
         _update(
@@ -295,12 +344,53 @@ def _bump(sql: Sql, name: str, key: str, value: str, at: str | None) -> None:
         _update(sql, name, value, {"use_count": int(row["use_count"]) + 1, "last_used": at}, key=key)
 
 
+def context_rank(trust: str) -> int:
+    """The order context lists items in: accepted, proposed, doubted (rejected ones never: 3)."""
+    return {"accepted": 0, "proposed": 1, "doubted": 2}.get(trust, 3)
+
+
 def _citation(sql: Sql, e: Citation.Recorded) -> None:
     at = iso(e.cited_at)
+    _insert(
+        sql,
+        "citations",
+        {
+            "id": str(e.originator_id),
+            "citing_session": e.citing_session,
+            "source": e.source,
+            "cited_at": at,
+            "items": js(sorted({str(i) for i in e.item_ids})),
+        },
+    )
     for sid in sorted({str(s) for s in e.session_ids}):
         _bump(sql, "session_usage", "session_id", sid, at)
     for iid in sorted({str(i) for i in e.item_ids}):
         _bump(sql, "item_usage", "item_id", iid, at)
+        # The count also lives on the item row, so context reads items in rank order from an index.
+        sql.run(f"UPDATE {table('items')} SET use_count = COALESCE(use_count, 0) + 1 WHERE id = ?", [iid])
+
+
+def _injection(sql: Sql, e: Injection.Served) -> None:
+    at = iso(e.served_at)
+    _insert(
+        sql,
+        "injections",
+        {
+            "id": str(e.originator_id),
+            "session": e.session,
+            "project": e.project,
+            "surface": e.surface,
+            "served_at": at,
+            "tokens": e.tokens,
+            "items": js([i.model_dump(mode="json") for i in e.items]),
+        },
+    )
+    for iid in sorted({str(i.item_id) for i in e.items}):
+        row = sql.one(f"SELECT served_count FROM {table('item_serving')} WHERE item_id = ?", [iid])
+        if row is None:
+            _insert(sql, "item_serving", {"item_id": iid, "served_count": 1, "last_served": at})
+        else:
+            _update(sql, "item_serving", iid, {"served_count": int(row["served_count"]) + 1, "last_served": at}, key="item_id")
 
 
 def _tombstone(sql: Sql, e: Any) -> None:
@@ -345,7 +435,7 @@ def _note(sql: Sql, e: Any) -> None:
                 "withdrawn": 0,
             },
         )
-    elif isinstance(e, Note.Scrubbed):
+    elif isinstance(e, (Note.Scrubbed, Note.Rerecorded)):
         _update(sql, "notes", nid, {"text": e.text})
     elif isinstance(e, Note.Applied):
         _update(sql, "notes", nid, {"applied_by": str(e.consolidation_id)})
@@ -362,6 +452,7 @@ HANDLERS: tuple[tuple[type, Callable[[Sql, Any], None]], ...] = (
     (MemoryItem.Event, _item),
     (Consolidation.Event, _consolidation),
     (Citation.Recorded, _citation),
+    (Injection.Served, _injection),
     (Tombstone.Event, _tombstone),
     (Note.Event, _note),
     (PhaseTwoLease.Event, _ignore),

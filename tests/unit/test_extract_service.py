@@ -55,16 +55,18 @@ def test_an_answer_is_stored_scrubbed_of_secrets_and_tombstoned_values(memory_st
     digest, width = fingerprint(memory_store.tombstone_key(), "blue falcon")
     memory_store.app.save_all(tombstone := Tombstone(digest=digest, width=width, scope="global", reason="test"))
     session_id = recorded(memory_store)
-    answer = memory("Deployed with blue falcon; key sk-secret.", GOOD.raw_memory)
+    answer = memory("Deployed with blue falcon.\nKey sk-secret in use.", GOOD.raw_memory)
 
     report = run(memory_store, ScriptedExtractor(answer))
 
     assert report.as_dict() | {"failures": []} == {
         "sessions": 1, "extracted": 1, "nothing": 0, "failed": 0, "gave_up": 0, "skipped": 0,
-        "input_tokens": 10, "plain_input_tokens": 0, "failures": [],
+        "input_tokens": 10, "plain_input_tokens": 0, "failures": [], "waiting": 0, "next_eligible_at": None,
     }
     extracted = memory_store.app.repository.get(session_id).extraction
-    assert extracted.rollout_summary == f"Deployed with {FORGOTTEN_MARK}; key [REDACTED_SECRET]."
+    # The line the cut left a hole in is gone whole (no memory with a placeholder); the rest stays, redacted.
+    assert extracted.rollout_summary == "Key [REDACTED_SECRET] in use."
+    assert FORGOTTEN_MARK not in extracted.rollout_summary
     assert extracted.redactions == 1 and extracted.suppressed_by == (tombstone.id,)
     assert events(memory_store, tombstone.id)[-1] == "Suppressed"
     assert memory_store.reads().sessions_to_extract(memory_store.clock()) == []

@@ -20,6 +20,7 @@ from mnemolog.adapters.settings import Settings
 from mnemolog.domain.citation import Citation
 from mnemolog.domain.consolidation import Consolidation, InputDiff, Override, SelectedInput
 from mnemolog.domain.events import EventSourced
+from mnemolog.domain.injection import Injection, ServedItem
 from mnemolog.domain.memory_item import EditedBy, MemoryItem, Trust
 from mnemolog.domain.note import Note
 from mnemolog.domain.session import ClaimRefused, Session, SessionMode
@@ -233,6 +234,34 @@ def cite(world: World, a: int, b: int) -> Citation | None:
     )  # fmt: skip
 
 
+@command("serve")
+def serve(world: World, a: int, b: int) -> Injection | None:
+    if not world.items:
+        return None
+    served = tuple(
+        ServedItem(item_id=i.id, rank=n + 1, trust="proposed", citations=0, updated_at=None, why="proposed")
+        for n, i in enumerate(world.items[a % 3 : a % 3 + 2])
+    )
+    return Injection(session=("s1", "s2", None)[a % 3], project=SCOPES[b % 3], surface="hook", items=served,
+                     tokens=10 + a, served_at=world.now())  # fmt: skip
+
+
+@command("rerecord item")
+def rerecord_item(world: World, a: int, b: int) -> MemoryItem | None:
+    item = pick(world.items, a)
+    if item is not None:
+        item.rerecord(forgetting(word(b)))
+    return item
+
+
+@command("rerecord session")
+def rerecord_session(world: World, a: int, b: int) -> Session | None:
+    session = pick(world.sessions, a)
+    if session is not None:
+        session.rerecord(forgetting(word(b)))
+    return session
+
+
 @command("run")
 def start_run(world: World, a: int, b: int) -> Consolidation:
     selection = tuple(
@@ -315,7 +344,7 @@ def test_the_commands_reach_every_view_table() -> None:
     """The generator is not idle: one scripted sequence fills every table the dump compares."""
     world = World(open_memory_store(SETTINGS))
     script = [("session", 0, 0), ("session", 1, 0), ("extract", 0, 0), ("add", 0, 1), ("note", 0, 0),
-              ("tombstone", 0, 0), ("cite", 0, 0), ("run", 0, 2), ("complete", 0, 0)]  # fmt: skip
+              ("tombstone", 0, 0), ("cite", 0, 0), ("run", 0, 2), ("complete", 0, 0), ("serve", 0, 0)]  # fmt: skip
     try:
         for op, a, b in script:
             step(world, op, a, b)

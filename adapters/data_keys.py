@@ -1,0 +1,259 @@
+"""The data keys sealed text is encrypted under (crypto-shredding), kept outside the log.
+
+AES-256-GCM from the ``cryptography`` package: a random 96-bit nonce per
+seal, the aggregate id as associated data (a sealed text moved onto another
+aggregate does not open). Keys are random, one set per aggregate; the newest
+is current. Where they live:
+
+- SQLite: a key file beside the store (``data-keys.sqlite`` in the home
+  folder), written with ``secure_delete`` so a destroyed key's bytes are
+  overwritten, not left in a free page;
+- PostgreSQL: the table ``mnemolog_data_keys`` in the same database (not the
+  event log, not a projection), vacuumed in full after keys are destroyed;
+- in memory, for the in-memory store of tests.
+
+Looking up a subject's current key is never cached: another process may have
+rotated it. Opened keys are cached (a key never changes), and dropped from
+the cache when this process destroys them.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import os
+import sqlite3
+import threading
+from abc import ABC, abstractmethod
+from pathlib import Path
+from typing import Any
+from uuid import UUID, uuid4
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+KEY_TABLE = "mnemolog_data_keys"
+KEY_FILE = "data-keys.sqlite"
+NONCE_BYTES = 12
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+class AesGcmKeys(ABC):
+    """Seal and open with AES-GCM; subclasses keep the keys (the ``DataKeys`` port)."""
+
+    def __init__(self) -> None:
+        self._opened: dict[str, bytes] = {}
+        self._lock = threading.Lock()
+
+    # -- storage, per backend
+
+    @abstractmethod
+    def _current(self, subject: str) -> tuple[str, bytes] | None:
+        """The subject's newest key (id, bytes), or None."""
+
+    @abstractmethod
+    def _find(self, key_id: str) -> bytes | None:
+        """A key by id, or None when it was destroyed (or never existed)."""
+
+    @abstractmethod
+    def _add(self, subject: str, key_id: str, key: bytes) -> None:
+        """Store a new key for the subject (it becomes current)."""
+
+    @abstractmethod
+    def _destroy_all_but_current(self, subject: str) -> list[str]:
+        """Destroy the subject's keys but the newest; their ids."""
+
+    # -- the port
+
+    def seal(self, subject: UUID, plaintext: bytes) -> dict[str, str]:
+        """``plaintext`` under the subject's current key (made on first use)."""
+        name = str(subject)
+        with self._lock:
+            current = self._current(name)
+            if current is None:
+                current = (uuid4().hex, AESGCM.generate_key(bit_length=256))
+                self._add(name, *current)
+        key_id, key = current
+        nonce = os.urandom(NONCE_BYTES)
+        cipher = AESGCM(key).encrypt(nonce, plaintext, name.encode())
+        return {"k": key_id, "c": _b64(nonce + cipher)}
+
+    def open(self, subject: UUID, sealed: dict[str, str]) -> bytes | None:
+        """The plaintext, or None when its key was destroyed."""
+        key_id = sealed.get("k", "")
+        key = self._opened.get(key_id)
+        if key is None:
+            with self._lock:
+                key = self._find(key_id)
+            if key is None:
+                return None
+            self._opened[key_id] = key
+        blob = base64.b64decode(sealed.get("c", ""))
+        try:
+            return AESGCM(key).decrypt(blob[:NONCE_BYTES], blob[NONCE_BYTES:], str(subject).encode())
+        except InvalidTag:
+            return None  # not sealed for this aggregate: it reads as erased
+
+    def rotate(self, subject: UUID) -> None:
+        """A new current key for the subject."""
+        with self._lock:
+            self._add(str(subject), uuid4().hex, AESGCM.generate_key(bit_length=256))
+
+    def shred(self, subject: UUID) -> int:
+        """Destroy every key of the subject but the current one."""
+        with self._lock:
+            gone = self._destroy_all_but_current(str(subject))
+        for key_id in gone:
+            self._opened.pop(key_id, None)
+        return len(gone)
+
+    def compact(self) -> None:
+        """Leave no destroyed key's bytes in the key store's files (nothing to do in memory)."""
+        return None
+
+    def close(self) -> None:
+        """Release the key store's connection."""
+        return None
+
+
+class MemoryKeys(AesGcmKeys):
+    """Keys in a dict (the in-memory store)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._keys: dict[str, tuple[str, bytes]] = {}  # key id -> (subject, key), in insertion order
+
+    def _current(self, subject: str) -> tuple[str, bytes] | None:
+        found = [(kid, key) for kid, (subj, key) in self._keys.items() if subj == subject]
+        return found[-1] if found else None
+
+    def _find(self, key_id: str) -> bytes | None:
+        entry = self._keys.get(key_id)
+        return entry[1] if entry else None
+
+    def _add(self, subject: str, key_id: str, key: bytes) -> None:
+        self._keys[key_id] = (subject, key)
+
+    def _destroy_all_but_current(self, subject: str) -> list[str]:
+        ids = [kid for kid, (subj, _) in self._keys.items() if subj == subject][:-1]
+        for kid in ids:
+            del self._keys[kid]
+        return ids
+
+
+class SqliteKeys(AesGcmKeys):
+    """Keys in a SQLite file beside the store; opened on first use."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self.path = path
+        self._conn: sqlite3.Connection | None = None
+
+    def _db(self) -> sqlite3.Connection:
+        if self._conn is None:
+            conn = sqlite3.connect(self.path, timeout=30, check_same_thread=False, isolation_level=None)
+            conn.execute("PRAGMA secure_delete = ON")  # a deleted key's bytes are overwritten with zeros
+            conn.execute(
+                f"CREATE TABLE IF NOT EXISTS {KEY_TABLE} "
+                "(seq INTEGER PRIMARY KEY AUTOINCREMENT, key_id TEXT UNIQUE NOT NULL, subject TEXT NOT NULL, key BLOB NOT NULL)"
+            )
+            conn.execute(f"CREATE INDEX IF NOT EXISTS {KEY_TABLE}_subject ON {KEY_TABLE} (subject, seq)")
+            with contextlib.suppress(OSError):  # a file system without modes
+                self.path.chmod(0o600)
+            self._conn = conn
+        return self._conn
+
+    def _current(self, subject: str) -> tuple[str, bytes] | None:
+        row = self._db().execute(
+            f"SELECT key_id, key FROM {KEY_TABLE} WHERE subject = ? ORDER BY seq DESC LIMIT 1", (subject,)
+        ).fetchone()
+        return (str(row[0]), bytes(row[1])) if row else None
+
+    def _find(self, key_id: str) -> bytes | None:
+        row = self._db().execute(f"SELECT key FROM {KEY_TABLE} WHERE key_id = ?", (key_id,)).fetchone()
+        return bytes(row[0]) if row else None
+
+    def _add(self, subject: str, key_id: str, key: bytes) -> None:
+        self._db().execute(f"INSERT INTO {KEY_TABLE} (key_id, subject, key) VALUES (?, ?, ?)", (key_id, subject, key))
+
+    def _destroy_all_but_current(self, subject: str) -> list[str]:
+        db = self._db()
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            rows = db.execute(
+                f"SELECT key_id FROM {KEY_TABLE} WHERE subject = ? ORDER BY seq DESC", (subject,)
+            ).fetchall()
+            ids = [str(r[0]) for r in rows[1:]]
+            db.executemany(f"DELETE FROM {KEY_TABLE} WHERE key_id = ?", [(i,) for i in ids])
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        return ids
+
+    def compact(self) -> None:
+        """Rewrite the key file without free pages."""
+        if self.path.exists():
+            self._db().execute("VACUUM")
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+
+class PostgresKeys(AesGcmKeys):
+    """Keys in a table of the store's PostgreSQL database; connected on first use."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__()
+        self.url = url
+        self._conn: Any = None
+
+    def _db(self) -> Any:
+        if self._conn is None or self._conn.closed:
+            import psycopg
+
+            conn = psycopg.connect(self.url, autocommit=True)
+            conn.execute(
+                f"CREATE TABLE IF NOT EXISTS {KEY_TABLE} "
+                "(seq bigserial PRIMARY KEY, key_id text UNIQUE NOT NULL, subject text NOT NULL, key bytea NOT NULL)"
+            )
+            conn.execute(f"CREATE INDEX IF NOT EXISTS {KEY_TABLE}_subject ON {KEY_TABLE} (subject, seq)")
+            self._conn = conn
+        return self._conn
+
+    def _current(self, subject: str) -> tuple[str, bytes] | None:
+        row = self._db().execute(
+            f"SELECT key_id, key FROM {KEY_TABLE} WHERE subject = %s ORDER BY seq DESC LIMIT 1", (subject,)
+        ).fetchone()
+        return (str(row[0]), bytes(row[1])) if row else None
+
+    def _find(self, key_id: str) -> bytes | None:
+        row = self._db().execute(f"SELECT key FROM {KEY_TABLE} WHERE key_id = %s", (key_id,)).fetchone()
+        return bytes(row[0]) if row else None
+
+    def _add(self, subject: str, key_id: str, key: bytes) -> None:
+        self._db().execute(f"INSERT INTO {KEY_TABLE} (key_id, subject, key) VALUES (%s, %s, %s)", (key_id, subject, key))
+
+    def _destroy_all_but_current(self, subject: str) -> list[str]:
+        with self._db().transaction():
+            rows = self._db().execute(
+                f"SELECT key_id FROM {KEY_TABLE} WHERE subject = %s ORDER BY seq DESC FOR UPDATE", (subject,)
+            ).fetchall()
+            ids = [str(r[0]) for r in rows[1:]]
+            for key_id in ids:
+                self._db().execute(f"DELETE FROM {KEY_TABLE} WHERE key_id = %s", (key_id,))
+        return ids
+
+    def compact(self) -> None:
+        """Rewrite the key table so destroyed keys leave no dead rows behind."""
+        self._db().execute(f"VACUUM FULL {KEY_TABLE}")
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None

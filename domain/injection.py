@@ -1,0 +1,59 @@
+"""The Injection aggregate: what memory was served to a session, and why (guarantee 8).
+
+Every read an agent makes of memory (the ``SessionStart`` hook, ``context``,
+each MCP read tool) records one event: which session asked (when the agent
+said), for which project, the items served in their order with the reasons
+they ranked there, and how many tokens it took. It holds ids and reasons,
+never item text, so it needs no sealing and costs one small append.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from uuid import UUID
+
+from eventsourcing.domain import event
+from mnemolog.domain.events import EventSourced, Value
+
+
+class ServedItem(Value):
+    """One item as it was served: its place, and what put it there."""
+
+    item_id: UUID
+    rank: int  # 1 = first
+    trust: str  # accepted | proposed | doubted | rejected
+    citations: int  # times cited before (usage rank)
+    updated_at: datetime | None  # recency
+    score: float | None = None  # a search's relevance
+    why: str = ""  # the reasons in words: "accepted; cited 3x; updated 2026-11-01"
+
+
+class Injection(EventSourced):
+    """One serving of memory to a session."""
+
+    class Served(EventSourced.Created):
+        """Memory was served."""
+
+        session: str | None  # the agent's own session id, when it gave one
+        project: str
+        surface: str  # hook | context | mcp:get_memory_context | mcp:search_memory | mcp:read_memory_item | mcp:read_memory_file
+        items: tuple[ServedItem, ...]
+        tokens: int
+        served_at: datetime
+
+    @event(Served)
+    def __init__(
+        self,
+        session: str | None,
+        project: str,
+        surface: str,
+        items: tuple[ServedItem, ...],
+        tokens: int,
+        served_at: datetime,
+    ) -> None:
+        self.session = session
+        self.project = project
+        self.surface = surface
+        self.items = items
+        self.tokens = tokens
+        self.served_at = served_at

@@ -1,0 +1,212 @@
+"""Serving memory, recorded: each read an agent makes is an ``Injection`` event (guarantee 8).
+
+The read itself is ``domain.services.read`` (context, search, show, a memory
+file); these functions run it and append what it served: the session (when
+the agent gave its id), the project, each item with its rank and the reasons
+it ranked there (trust, citations, recency; a search's score), and the token
+count. The append is one new aggregate, no read before it; if it cannot be
+written (a busy or read-only store), the agent still gets its memory.
+``session_history`` answers "what was this session given, and why".
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+from uuid import UUID
+
+from mnemolog.domain.injection import Injection, ServedItem
+from mnemolog.domain.reads import ItemRow, MemoryReads, SearchHit
+from mnemolog.domain.services import read
+from mnemolog.domain.services.unit_of_work import UnitOfWork
+from mnemolog.domain.tombstone_matcher import TombstoneMatcher
+
+_ITEM_MARKER = re.compile(r"\[item:([0-9a-fA-F-]{36})\]")
+
+
+def why(item: ItemRow, score: float | None = None) -> str:
+    """The reasons an item ranks where it does, in words (the order reads rank by: trust, citations, recency)."""
+    parts = [item.trust]
+    parts.append(f"cited {item.use_count}x" if item.use_count else "never cited")
+    if item.updated_at is not None:
+        parts.append(f"updated {item.updated_at.date().isoformat()}")
+    if score is not None:
+        parts.insert(0, f"matched the query (score {score:g})")
+    return "; ".join(parts)
+
+
+def served_items(items: Sequence[ItemRow], scores: Sequence[float | None] | None = None) -> tuple[ServedItem, ...]:
+    """The items as served, ranked 1.. in the order given."""
+    given = list(scores) if scores is not None else [None] * len(items)
+    return tuple(
+        ServedItem(
+            item_id=item.item_id,
+            rank=n + 1,
+            trust=item.trust,
+            citations=item.use_count,
+            updated_at=item.updated_at,
+            score=score,
+            why=why(item, score),
+        )
+        for n, (item, score) in enumerate(zip(items, given, strict=True))
+    )
+
+
+def record_served(
+    uow: UnitOfWork,
+    *,
+    session: str | None,
+    project: str,
+    surface: str,
+    items: Sequence[ItemRow],
+    tokens: int,
+    scores: Sequence[float | None] | None = None,
+) -> UUID | None:
+    """Append one ``Injection``; its id, or None when the store would not take it (the read still stands)."""
+    injection = Injection(
+        session=(session or "").strip() or None,
+        project=project,
+        surface=surface,
+        items=served_items(items, scores),
+        tokens=tokens,
+        served_at=uow.clock(),
+    )
+    try:
+        uow.app.save_all(injection)
+    except Exception:  # the log of a read must never cost the agent its memory (a busy or read-only store)
+        return None
+    injection_id: UUID = injection.id
+    return injection_id
+
+
+def served_context(
+    uow: UnitOfWork,
+    tokenizer: read.Tokenizer,
+    instructions: str,
+    project: str,
+    budget: int,
+    *,
+    session: str | None,
+    surface: str,
+) -> read.Context:
+    """``read.context`` for ``project``, recorded as served to ``session``."""
+    found = read.context(uow.reads(), uow.matcher(), tokenizer, instructions, project, budget)
+    record_served(uow, session=session, project=project, surface=surface, items=found.items, tokens=found.tokens)
+    return found
+
+
+def served_search(
+    uow: UnitOfWork,
+    tokenizer: read.Tokenizer,
+    query: str,
+    project: str,
+    kind: str | None,
+    limit: int,
+    *,
+    session: str | None,
+    surface: str,
+) -> list[SearchHit]:
+    """``read.search``, recorded as served (the hits with their scores; the query is not kept)."""
+    hits = read.search(uow.reads(), uow.matcher(), query, project, kind, limit)
+    tokens = tokenizer.count(json.dumps([read.hit_dict(h) for h in hits]))
+    record_served(
+        uow, session=session, project=project, surface=surface, items=[h.item for h in hits], tokens=tokens,
+        scores=[h.score for h in hits],
+    )
+    return hits
+
+
+def served_item(
+    uow: UnitOfWork, tokenizer: read.Tokenizer, reference: str, project: str, *, session: str | None, surface: str
+) -> read.ShownItem | None:
+    """``read.show``, recorded as served when it found the item."""
+    shown = read.show(uow.reads(), uow.matcher(), reference, project)
+    if shown is not None:
+        tokens = tokenizer.count(json.dumps(shown.as_dict(), default=str))
+        record_served(uow, session=session, project=project, surface=surface, items=[shown.item], tokens=tokens)
+    return shown
+
+
+def served_file(
+    uow: UnitOfWork,
+    tokenizer: read.Tokenizer,
+    files: Mapping[str, str],
+    path: str,
+    project: str,
+    start: int | None = None,
+    end: int | None = None,
+    *,
+    session: str | None,
+    surface: str,
+) -> str | None:
+    """``read.memory_file``, recorded as served: the items are those whose ``[item:<id>]`` the text holds."""
+    text = read.memory_file(files, path, start, end)
+    if text is None:
+        return None
+    reads = uow.reads()
+    seen: list[ItemRow] = []
+    for match in _ITEM_MARKER.finditer(text):
+        row = reads.item(UUID(match.group(1)), project)
+        if row is not None and row.item_id not in {r.item_id for r in seen}:
+            seen.append(row)
+    record_served(uow, session=session, project=project, surface=surface, items=seen, tokens=tokenizer.count(text))
+    return text
+
+
+# ------------------------------------------------------------------ history --session
+
+
+@dataclass(frozen=True)
+class SessionHistory:
+    """What one session was served (and cited), oldest first."""
+
+    session: str
+    servings: tuple[dict[str, Any], ...]
+    cited: tuple[str, ...]  # item ids the session cited
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "session": self.session,
+            "servings": list(self.servings),
+            "tokens": sum(int(s["tokens"]) for s in self.servings),
+            "cited": list(self.cited),
+        }
+
+
+def session_history(reads: MemoryReads, matcher: TombstoneMatcher, session: str) -> SessionHistory:
+    """Every serving of memory to ``session`` with each item's rank and reasons, and what it cited.
+
+    Items are named by their current title when the session's project can
+    still read them (a withheld, retired or invalidated item shows only its id).
+    """
+    cited = {str(i) for c in reads.citations_by(session) for i in c.item_ids}
+    servings = []
+    for row in reads.injections(session):
+        items = []
+        for served in row.items:
+            item_id = str(served["item_id"])
+            current = reads.item(UUID(item_id), row.project)
+            readable = current is not None and current.status == "active" and not matcher.withholds(current, row.project)
+            items.append(
+                {
+                    **served,
+                    "item_id": item_id,
+                    "title": current.title if readable and current is not None else None,
+                    "cited": item_id in cited,
+                }
+            )
+        servings.append(
+            {
+                "injection": str(row.injection_id),
+                "at": row.served_at.isoformat() if row.served_at else None,
+                "surface": row.surface,
+                "project": row.project,
+                "tokens": row.tokens,
+                "items": items,
+            }
+        )
+    return SessionHistory(session, tuple(servings), tuple(sorted(cited)))
