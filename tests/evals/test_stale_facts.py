@@ -74,7 +74,7 @@ def test_context_serves_only_the_new_command_and_explain_says_when_and_why(tmp_p
     assert hits  # the failure that says what to do instead is found
     assert all("`make serve` passed" not in hit["text"] for hit in hits)
 
-    story = run_cli("explain", "`make serve` passed", "--json", env=env)
+    story = run_cli("explain", "`make serve` passed", "--cwd", str(project), "--json", env=env)
     assert story.code == 0, story.err
     data = story.json()
     assert data["now"]["status"] == "invalidated"
@@ -86,7 +86,7 @@ def test_context_serves_only_the_new_command_and_explain_says_when_and_why(tmp_p
     assert ended[0]["reason"].startswith("superseded on 2026-10-09 by session ")
     assert "`make serve` failed, and another command worked; `just dev` is used instead" in ended[0]["reason"]
 
-    text = run_cli("explain", "`make serve` passed", env=env).out
+    text = run_cli("explain", "`make serve` passed", "--cwd", str(project), env=env).out
     assert "invalidated" in text and "superseded on 2026-10-09" in text
 
 
