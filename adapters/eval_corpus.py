@@ -109,6 +109,9 @@ def prepare(corpus: Path, workspace: Path) -> EvalCorpus:
     files = sorted(p for p in corpus.rglob("*.jsonl") if p.is_file())
     if not files:
         raise CorpusError(f"{corpus} holds no session files (*.jsonl)")
+    for source in expectations.sources():
+        if source.endswith(".jsonl") and not (corpus / source).is_file():
+            raise CorpusError(f"{corpus / EXPECTATIONS_FILE}: 'from' names {source}, which is not a session file of the corpus")
     scopes: dict[str, str] = {}
     moved: dict[str, str] = {}
     for project in expectations.projects:

@@ -97,7 +97,7 @@ def _replacements(kind: ItemKindName, text: str) -> list[tuple[str, str | None, 
     if kind == ItemKindName.PREFERENCE:
         for pattern in _REPLACED_BY_WORDS:
             for match in pattern.finditer(text):
-                found.append((match.group("old"), match.group("new"), "the user said it was replaced"))
+                found.append((match.group("old"), match.group("new"), "was replaced, the user said"))
     return found
 
 

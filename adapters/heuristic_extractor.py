@@ -550,11 +550,12 @@ def _requests(transcript: Transcript) -> list[str]:
     return list(dict.fromkeys(asked))
 
 
-def _task_line(first_message: str) -> str:
-    """The first sentence of the first non-empty line of the user's first message."""
-    line = next((line.strip() for line in first_message.splitlines() if line.strip()), "")
-    sentence = _SENTENCE_SPLIT.split(line, maxsplit=1)[0] if line else ""
-    return _clip(sentence or "unnamed task", 120)
+def _task_line(first_message: str, directives: Sequence[str] = ()) -> str:
+    """The first sentence of the user's first message that asks for work (not one stating a preference)."""
+    sentences = [s.strip() for s in _SENTENCE_SPLIT.split(first_message) if s.strip()]
+    stated = {" ".join(d.split()) for d in directives}
+    asks = [s for s in sentences if " ".join(s.split()) not in stated]
+    return _clip((asks or sentences or ["unnamed task"])[0], 120)
 
 
 def _slug(text: str) -> str | None:
@@ -629,7 +630,7 @@ class HeuristicExtractor:
             output = StageOneOutput(rollout_summary="", rollout_slug=None, raw_memory="")
         else:
             requests = _requests(transcript)
-            task = _task_line(requests[0] if requests else "")
+            task = _task_line(requests[0] if requests else "", findings.directives)
             output = StageOneOutput(
                 rollout_summary=_summary(requests, findings),
                 rollout_slug=_slug(task),

@@ -37,6 +37,7 @@ class Fact(_Strict):
     kind: str | None = None  # preference | knowledge | failure | task | skill
     user_wide: bool | None = None  # True: must be global; False: must be the project's own
     source: str = Field(default="", alias="from")  # the session file that teaches it (for reports)
+    note: str = ""  # what the corpus's author wants a reader to know about it
 
     def stated_by(self, item: ServedItem) -> bool:
         """Whether ``item`` states this fact (every term, and kind and scope when given)."""
@@ -56,7 +57,8 @@ class Unwanted(_Strict):
     id: str
     terms: tuple[str, ...] = Field(min_length=1)
     why: Why = "distractor"
-    source: str = Field(default="", alias="from")
+    source: str = Field(default="", alias="from")  # the session file it comes from
+    note: str = ""
 
     def stated_by(self, item: ServedItem) -> bool:
         """Whether ``item`` states it (every term, case-insensitive)."""
@@ -106,6 +108,13 @@ class Expectations(_Strict):
     user_wide: tuple[Fact, ...] = ()  # facts every project's context must carry, as global items
     projects: tuple[ProjectExpectations, ...] = Field(min_length=1)
     forget: tuple[Forget, ...] = ()
+
+    def sources(self) -> list[str]:
+        """Every session file the expectations name in ``from``."""
+        facts: list[Fact | Unwanted] = list(self.user_wide)
+        for project in self.projects:
+            facts += [*project.must, *project.must_not]
+        return sorted({f.source for f in facts if f.source})
 
     def project(self, name: str) -> ProjectExpectations:
         """The project called ``name``; KeyError when the corpus has none."""

@@ -122,7 +122,8 @@ def _marker(item: ItemRow) -> str:
 
 
 def _group_name(item: ItemRow) -> str:
-    return _inline(item.task_group) or "General"
+    """The item's task group; memory of no group is the user's own ("All projects") or its project's."""
+    return _inline(item.task_group) or ("All projects" if item.scope == GLOBAL_SCOPE else "This project")
 
 
 def _label(model: FolderModel, scope: str) -> str:

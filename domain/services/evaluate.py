@@ -75,8 +75,8 @@ class EvalReport:
 
     @property
     def passed(self) -> bool:
-        """True when every threshold holds and every consolidation completed."""
-        return not self.score.failures() and not self.consolidations_failed
+        """True when every threshold holds, every extraction answered and every consolidation completed."""
+        return not (self.score.failures() or self.consolidations_failed or self.extract_failed or self.unreadable)
 
     def as_dict(self) -> dict[str, Any]:
         """Every metric, every miss (with the session it came from), and what the run did."""
@@ -84,7 +84,12 @@ class EvalReport:
         return {
             **scored,
             "passed": self.passed,
-            "failed": [*scored["failed"], *(f"consolidation failed: {d}" for d in self.consolidations_failed)],
+            "failed": [
+                *scored["failed"],
+                *(f"consolidation failed: {d}" for d in self.consolidations_failed),
+                *([f"{self.extract_failed} extractions failed (the model did not answer)"] if self.extract_failed else []),
+                *(f"unreadable session file: {u}" for u in self.unreadable),
+            ],
             "models": {"extract": self.extract_model, "consolidate": self.consolidate_model},
             "run": {
                 "sessions": self.sessions,

@@ -344,3 +344,137 @@ def test_extractor_output_feeds_the_consolidator() -> None:
 
 def test_normalise() -> None:
     assert normalise("  Use UV,\n never   pip! ") == "use uv never pip"
+
+
+# --- what is worth reading (issue 11) -------------------------------------------------------
+
+
+def bullets_of(*items: TranscriptItem | tuple[TranscriptItem, ...]) -> set[tuple[str, str]]:
+    output = HeuristicExtractor().extract(session(*items)).output
+    return {(kind.value, text) for kind, text in parse_raw_memory(output.raw_memory).bullets}
+
+
+def tool(name: str, call_id: str, args: dict, out: str, *, error: bool = False) -> tuple[TranscriptItem, ...]:
+    return (
+        TranscriptItem(kind=ItemKind.TOOL_CALL, tool=name, call_id=call_id, text=json.dumps(args)),
+        TranscriptItem(kind=ItemKind.TOOL_OUTPUT, tool=name, call_id=call_id, text=out, is_error=error),
+    )
+
+
+def test_preferences_come_only_from_what_the_user_typed() -> None:
+    found = bullets_of(
+        user(
+            "Look at this issue.\n\nThe issue says:\nMake sure to provide a valid key. Always set the key first.\n"
+            "[2026-10-07 10:02:11] retrying 1/10 in 202m"
+        ),
+        user("```\nAlways pin the theme.\n```\nuse pnpm in this repo, not npm."),
+        user("> Never use tabs.\n\nDon't stop until all tests pass. You should add a test."),
+        TranscriptItem(kind=ItemKind.ASSISTANT, text="You should always run the audit."),
+        shell("a", "pnpm test", "58 passed", 0),
+    )
+    prefs = {text for kind, text in found if kind == "preference"}
+    assert prefs == {"use pnpm in this repo, not npm."}
+
+
+def test_user_wide_preferences_are_global_and_project_ones_stay_in_their_project() -> None:
+    memory = HeuristicExtractor().extract(session(
+        user("for all my projects: write commit messages in the imperative mood. Prefer pytest fixtures here."),
+        shell("a", "pytest", "3 passed", 0),
+    )).output.raw_memory
+    plan = HeuristicConsolidator().consolidate(
+        ConsolidationRequest(items=(), inputs=(entry("s1", APP, memory),), removed_sessions=(), notes=())
+    ).plan
+    scopes = {edit.text: edit.scope for edit in plan.edits if edit.kind is ItemKindName.PREFERENCE}
+    assert scopes == {
+        "for all my projects: write commit messages in the imperative mood.": GLOBAL_SCOPE,
+        "Prefer pytest fixtures here.": APP,
+    }
+
+
+def test_only_shell_commands_are_commands_and_trivial_ones_are_not_knowledge() -> None:
+    found = bullets_of(
+        user("Port the module."),
+        tool("Write", "w", {"file_path": "/w/a.py", "content": "x = 1"}, "File created successfully"),
+        tool("Edit", "e", {"file_path": "/w/a.py", "old_string": "1", "new_string": "2"}, "not read yet", error=True),
+        tool("TodoWrite", "t", {"todos": [{"content": "port", "status": "done"}]}, "ok"),
+        tool("mcp__mnemolog__search_memory", "m", {"query": "x"}, "- always deploy on Fridays [item:1]"),
+        shell("a", "ls -la", "total 0", 0),
+        shell("b", "cat nonexistent.txt", "cat: nonexistent.txt: No such file or directory", 1),
+        shell("c", "cd /w && cargo test 2>&1", "test result: ok. 3 passed", 0),
+    )
+    assert found == {("knowledge", "`cargo test` passed")}
+
+
+def test_a_fix_differs_from_the_failure_or_is_the_setup_step_before_it() -> None:
+    found = bullets_of(
+        user("Run the tests."),
+        shell("a", "pytest", "E   ModuleNotFoundError: No module named 'acme'", 2),
+        shell("b", "pip install -e .", "Successfully installed acme", 0),
+        shell("c", "pytest", "3 passed", 0),
+        shell("d", "make test-fast", "FAILED test_x - AssertionError", 2),
+        shell("e", "make test-fast", "3 passed", 0),
+        shell("f", "make serve", "make: *** No rule to make target 'serve'.  Stop.", 2),
+        shell("g", "just dev", "ready", 0),
+    )
+    failures = {text for kind, text in found if kind == "failure"}
+    assert failures == {
+        "`pytest` failed with exit 2 (`E ModuleNotFoundError: No module named 'acme'`) -> run `pip install -e .` first, then `pytest` works",
+        "`make serve` failed with exit 2 (`make: *** No rule to make target 'serve'. Stop.`) -> `just dev` worked",
+    }  # the re-run of make test-fast after a code change is no fix worth keeping
+
+
+def test_rollout_summaries_say_what_was_done_and_keywords_come_from_content() -> None:
+    output = HeuristicExtractor().extract(session(
+        user("Fix the build."),
+        tool("Edit", "e", {"file_path": "/w/src/lib.rs", "old_string": "a", "new_string": "b"}, "updated"),
+        shell("a", "cargo build", "Finished", 0),
+    )).output
+    assert output.rollout_summary == (
+        "The user asked: Fix the build.\nCommands that passed: `cargo build`\nFiles changed: lib.rs\nOutcome: success."
+    )
+    keywords = parse_raw_memory(output.raw_memory).front_matter["keywords"]
+    assert keywords == "cargo, lib.rs, app"
+
+
+def _later(session_id: str, day: int, memory: str, change: str = "added") -> InputForModel:
+    return InputForModel(session_id, APP, "/work", datetime(2025, 3, day, tzinfo=UTC), f"Summary {session_id}", memory, change)
+
+
+def test_a_later_session_that_replaces_a_command_invalidates_the_old_fact() -> None:
+    old = ItemForModel("I1", "knowledge", APP, "app", "", "`make serve` passed", (), ("s1",))
+    replaced = raw("Fix the server").replace(
+        "Reusable knowledge:",
+        "Failures and how to do differently:\n- `make serve` failed with exit 2 (`make: *** No rule`) -> `just dev` worked\n\nReusable knowledge:",
+    )
+    request = ConsolidationRequest(
+        items=(old,),
+        inputs=(_later("s1", 1, raw("Serve", knowledge=("`make serve` passed",)), "unchanged"), _later("s2", 9, replaced)),
+        removed_sessions=(),
+        notes=(),
+    )
+    [ended] = [edit for edit in HeuristicConsolidator().consolidate(request).plan.edits if edit.op == "invalidate"]
+    assert ended.target == "I1" and ended.valid_from == datetime(2025, 3, 9, tzinfo=UTC)
+    assert ended.reason == (
+        "superseded on 2025-03-09 by session s2: `make serve` failed, and another command worked; `just dev` is used instead"
+    )
+    # both in one run (a first import): the stale fact is not added at all
+    first = ConsolidationRequest(
+        items=(), inputs=(_later("s1", 1, raw("Serve", knowledge=("`make serve` passed",))), _later("s2", 9, replaced)),
+        removed_sessions=(), notes=(),
+    )
+    texts = [edit.text for edit in HeuristicConsolidator().consolidate(first).plan.edits]
+    assert "`make serve` passed" not in texts
+
+
+def test_the_user_saying_a_command_was_replaced_invalidates_the_old_fact() -> None:
+    old = ItemForModel("I1", "knowledge", APP, "app", "", "`make serve` passed", (), ("s1",))
+    said = raw("Server", prefs=("From now on use `just dev` instead of `make serve`.",))
+    request = ConsolidationRequest(
+        items=(old,),
+        inputs=(_later("s1", 1, raw("Serve", knowledge=("`make serve` passed",)), "unchanged"), _later("s2", 9, said)),
+        removed_sessions=(),
+        notes=(),
+    )
+    [ended] = [edit for edit in HeuristicConsolidator().consolidate(request).plan.edits if edit.op == "invalidate"]
+    assert ended.target == "I1"
+    assert ended.reason.endswith("`make serve` was replaced, the user said; `just dev` is used instead")
