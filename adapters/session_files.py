@@ -22,6 +22,7 @@ from typing import IO, Any
 import zstandard
 from mnemolog.adapters.claude_reader import CLAUDE_LINE_TYPES, read_claude_records
 from mnemolog.adapters.codex_reader import read_codex_records
+from mnemolog.adapters.transcript_lines import with_lines
 from mnemolog.domain.ports import SessionUnreadable
 from mnemolog.domain.transcript import Transcript
 
@@ -61,6 +62,7 @@ class DecodedLines:
     """The JSON objects of a session file, with counts of what could not be decoded."""
 
     records: list[dict[str, Any]] = field(default_factory=list)
+    record_lines: list[int] = field(default_factory=list)  # the file line (1 = first) of each record
     line_count: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
 
@@ -247,7 +249,7 @@ def _iter_raw_lines(stream: IO[bytes], max_line_bytes: int) -> Iterator[bytes | 
 
 def _decode_into(lines: DecodedLines, stream: IO[bytes], max_line_bytes: int) -> None:
     first = True
-    for raw in _iter_raw_lines(stream, max_line_bytes):
+    for physical, raw in enumerate(_iter_raw_lines(stream, max_line_bytes), start=1):
         if raw is None:
             lines.line_count += 1
             lines.skip("line too long")
@@ -273,6 +275,7 @@ def _decode_into(lines: DecodedLines, stream: IO[bytes], max_line_bytes: int) ->
             lines.skip("unparseable line")
             continue
         lines.records.append(value)
+        lines.record_lines.append(physical)
 
 
 def decode_lines(
@@ -358,14 +361,16 @@ def read_session(
     kind = detect_format(lines.records)
     shown_path = os.path.abspath(path)
     if kind in (CODEX, "codex-legacy"):
-        return read_codex_records(
+        transcript = read_codex_records(
             lines.records, path=shown_path, line_count=lines.line_count, skipped=lines.skipped
         )
-    if kind == CLAUDE_CODE:
-        return read_claude_records(
+    elif kind == CLAUDE_CODE:
+        transcript = read_claude_records(
             lines.records, path=shown_path, line_count=lines.line_count, skipped=lines.skipped
         )
-    raise SessionReadError(path, "not a Codex or Claude Code session file")
+    else:
+        raise SessionReadError(path, "not a Codex or Claude Code session file")
+    return with_lines(transcript, lines.records, lines.record_lines)
 
 
 class SessionFiles:

@@ -17,6 +17,7 @@ from typing import Protocol
 from uuid import UUID
 
 from mnemolog.domain.consolidation import SelectedInput
+from mnemolog.domain.evidence_spans import EvidenceSpan
 from mnemolog.domain.selection import Candidate
 from mnemolog.domain.tombstone_matcher import TombstoneRule
 
@@ -44,6 +45,7 @@ class ItemRow:
     last_used: datetime | None = None
     served_count: int = 0  # times served by a read (hook, context, MCP), cited or not
     last_served: datetime | None = None
+    spans: tuple[EvidenceSpan, ...] = ()  # line-level evidence: session, file line, quote
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,7 @@ class EvidenceSession:
     scope: str
     updated_at: datetime | None
     rollout_summary: str
+    path: str = ""  # the session file it was read from
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ TABLES: dict[str, str] = {
     "items": """
         id TEXT PRIMARY KEY, kind TEXT, scope TEXT, task_group TEXT, title TEXT, text TEXT,
         keywords TEXT, evidence TEXT, trust TEXT, status TEXT, valid_from TEXT, valid_to TEXT,
-        created_at TEXT, updated_at TEXT, consolidation_id TEXT, revision INTEGER
+        created_at TEXT, updated_at TEXT, consolidation_id TEXT, revision INTEGER, spans TEXT
     """,
     "item_evidence": "item_id TEXT, session_id TEXT, PRIMARY KEY (item_id, session_id)",
     "session_usage": "session_id TEXT PRIMARY KEY, use_count INTEGER, last_used TEXT",

@@ -118,7 +118,11 @@ def forget_value(uow: UnitOfWork, value: str, scope: str, reason: str = DEFAULT_
     matcher = TombstoneMatcher(key, [TombstoneRule(tombstone_id, digest, width, scope)])
     safe_reason = matcher.scrub(reason or DEFAULT_REASON, scope)[0]
     reads = uow.reads()
-    carriers = [i for i in reads.active_items() if matcher.withholds(i, i.scope)]
+    # An item carrying the value retires; so does one whose evidence quotes it (its support is cut out).
+    carriers = [
+        i for i in reads.active_items()
+        if matcher.withholds(i, i.scope) or any(matcher.contains(s.quote, i.scope) for s in i.spans)
+    ]
     app = uow.app
 
     def command() -> tuple[bool, tuple[UUID, ...]]:
