@@ -138,7 +138,7 @@ def lift(
     reason: str = typer.Option("lifted at the user's request", "--reason"),
     json_out: bool = JSON,
 ) -> None:
-    """Undo a tombstone (as an event). Retired items stay retired."""
+    """Undo a tombstone (as an event) and restore the session texts and notes it scrubbed. Retired items stay retired."""
     from mnemolog.cli.memory_folder import follow_log, updated
     from mnemolog.domain.services import forget as forgetting
 
@@ -152,7 +152,8 @@ def lift(
     if json_out:
         emit_json({**result.as_dict(), "folder": str(folder) if folder else None})
     else:
-        console.print(f"tombstone {tid} {'lifted' if result.lifted else 'was already lifted'}{updated(folder)}", highlight=False)
+        restored = f"; {len(result.restored_sessions)} session(s) and {len(result.restored_notes)} note(s) restored"
+        console.print(f"tombstone {tid} {'lifted' if result.lifted else 'was already lifted'}{restored}{updated(folder)}", highlight=False)
 
 
 def prune(
