@@ -75,6 +75,8 @@ def _best_window(line: str, wanted: set[str]) -> tuple[int, str]:
     words = list(_WORD.finditer(line))
     best, best_at = 0, (0, 0)
     for start in range(len(words)):
+        if words[start].group(0).casefold() not in wanted:
+            continue  # a quote starts and ends on a word it is quoted for
         hits = 0
         for end in range(start, min(start + QUOTE_WORDS, len(words))):
             if words[end].group(0).casefold() in wanted:
