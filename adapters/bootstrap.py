@@ -7,10 +7,13 @@ a SQLite user does not pay for them at start-up.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import secrets
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -228,6 +231,8 @@ def open_store(settings: Settings | None = None, clock: Clock = utc_now) -> Stor
                 "POSTGRES_PASSWORD": params["password"],
                 "POSTGRES_POOL_SIZE": "2",
                 "CREATE_TABLE": "y",
+                # A batch of events in one INSERT over four arrays (adapters/batch_postgres_recorder.py).
+                "APPLICATION_RECORDER_TOPIC": "mnemolog.adapters.batch_postgres_recorder:BatchPostgresApplicationRecorder",
             }
             pg_keys = PostgresKeys(url)
             # Several processes may open a new store at once; DDL must not race.
@@ -247,15 +252,77 @@ def open_store(settings: Settings | None = None, clock: Clock = utc_now) -> Stor
             "SQLITE_DBNAME": str(events),
             "SQLITE_LOCK_TIMEOUT": "30",
             "CREATE_TABLE": "y",
+            # A batch of events in multi-row INSERT statements (adapters/batch_recorders.py).
+            "APPLICATION_RECORDER_TOPIC": "mnemolog.adapters.batch_recorders:BatchSQLiteApplicationRecorder",
         }
-        file_keys = SqliteKeys(home / KEY_FILE)
-        app = MnemologApp(env=env, keys=file_keys)
-        view = open_views(app, open_sqlite_view(str(home / "views.sqlite")))
+        # Several processes may open a new store at once: the library's table creation and
+        # migration tracking race ("Failed to record tracking for __migration__ 1"), so
+        # schema creation, like PostgreSQL's under its advisory lock, is one process at a time.
+        with _file_lock(home / OPEN_LOCK):
+            file_keys = SqliteKeys(home / KEY_FILE)
+            app = MnemologApp(env=env, keys=file_keys)
+            view = _open_sqlite_views(app, home / "views.sqlite")
         return Store(app, view, settings, "sqlite", str(home), clock, env, file_keys)
     except Exception as error:  # any driver error opening the store is one user-facing message
         if isinstance(error, StoreError):
             raise
         raise StoreError(f"cannot open the store: {error}") from error
+
+
+OPEN_LOCK = ".open.lock"
+
+
+@contextmanager
+def _file_lock(path: Path) -> Iterator[None]:
+    """An exclusive lock on ``path`` (created if missing), released on exit or when the process dies."""
+    import fcntl
+
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _open_sqlite_views(app: MnemologApp, path: Path) -> MemoryView:
+    """The SQLite views; a views file that cannot be opened (corrupt, not a database) is set aside and rebuilt from the log.
+
+    The views are projections: the log alone is the record, so nothing is lost.
+    """
+    try:
+        return open_views(app, open_sqlite_view(str(path)))
+    except Exception as error:
+        if not _is_corrupt(path):
+            raise
+        aside = path.with_name(f"{path.name}.corrupt-{datetime.now(UTC).strftime('%Y%m%dT%H%M%S')}")
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                os.replace(f"{path}{suffix}", f"{aside}{suffix}")
+        NOTICES.append(f"the views in {path} could not be opened ({error}); set aside as {aside.name} and rebuilt from the log")
+        view = open_sqlite_view(str(path))
+        rebuild(app, view)
+        return view
+
+
+NOTICES: list[str] = []
+"""What opening a store had to repair, for the command to tell the user (and clear)."""
+
+
+def _is_corrupt(path: Path) -> bool:
+    """Whether SQLite itself finds ``path`` is not a sound database."""
+    import sqlite3
+
+    if not path.exists():
+        return False
+    try:
+        with contextlib.closing(sqlite3.connect(path, timeout=30)) as conn:
+            row = conn.execute("PRAGMA quick_check").fetchone()
+    except sqlite3.OperationalError as error:
+        return "locked" not in str(error) and "busy" not in str(error)
+    except sqlite3.DatabaseError:
+        return True
+    return row is None or row[0] != "ok"
 
 
 def open_memory_store(settings: Settings, clock: Clock = utc_now) -> Store:
@@ -274,11 +341,13 @@ def open_memory_store(settings: Settings, clock: Clock = utc_now) -> Store:
 # Imported when asked for: a command that reads no session file loads no reader.
 
 
-def session_source() -> SessionSource:
-    """Recorded sessions on disk (Codex and Claude Code files)."""
-    from mnemolog.adapters.session_files import SessionFiles
+def session_source(settings: Settings | None = None) -> SessionSource:
+    """Recorded sessions on disk (Codex and Claude Code files), read within the configured limits."""
+    from mnemolog.adapters.session_files import ReadLimits, SessionFiles
 
-    return SessionFiles()
+    if settings is None:
+        return SessionFiles()
+    return SessionFiles(ReadLimits(settings.max_line_bytes, settings.max_file_bytes, settings.max_nesting))
 
 
 def redactor() -> Redactor:

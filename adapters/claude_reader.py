@@ -19,6 +19,7 @@ from pathlib import PurePath
 from typing import Any
 
 from mnemolog.adapters.codex_reader import parse_timestamp
+from mnemolog.domain import served_memory
 from mnemolog.domain.transcript import ItemKind, SessionMeta, Transcript, TranscriptItem
 
 SOURCE = "claude-code"
@@ -43,13 +44,18 @@ CLAUDE_LINE_TYPES = frozenset(
 )
 """Line types Claude Code writes; all but ``user``/``assistant`` are tolerated and dropped."""
 
+# Claude Code 2.1.3xx: request records, cost and tool bookkeeping. Counted in ``ignored``, never warned about.
+CLAUDE_BOOKKEEPING_TYPES = frozenset(
+    {"api-request", "api-request-blob", "api-request-shape", "atis-latch", "cost-state", "tools-used"}
+)
+
 _WEB_TOOLS = frozenset({"WebSearch", "WebFetch", "web_search", "web_fetch"})
 _DROPPED_ASSISTANT_BLOCKS = frozenset({"thinking", "redacted_thinking", "web_search_tool_result"})
 _DROPPED_USER_BLOCKS = frozenset({"image", "document"})
 _REMINDER = re.compile(r"<system-reminder>.*?(?:</system-reminder>|\Z)", re.DOTALL)
 _COMMAND_NAME = re.compile(r"<command-name>(.*?)</command-name>", re.DOTALL)
 _COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
-_EXIT_CODE = re.compile(r"^\s*Exit code (-?\d+)")
+_EXIT_CODE = re.compile(r"^\s*Exit code (-?\d{1,10})\b")
 _LOCAL_COMMAND_NOISE = (
     "<local-command-stdout>",
     "<local-command-stderr>",
@@ -136,9 +142,13 @@ class _State:
     git_branch: str | None = None
     version: str | None = None
     entrypoint: str | None = None
+    ignored: dict[str, int] = field(default_factory=dict)
 
     def skip(self, reason: str) -> None:
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
+
+    def ignore(self, kind: str) -> None:
+        self.ignored[kind] = self.ignored.get(kind, 0) + 1
 
 
 def _note_envelope(state: _State, record: Mapping[str, Any]) -> None:
@@ -164,6 +174,10 @@ def _note_envelope(state: _State, record: Mapping[str, Any]) -> None:
 
 
 def _add_user_text(state: _State, raw: str, ts: datetime | None) -> None:
+    if served_memory.has_served_block(raw):
+        raw, cut = served_memory.without_served_blocks(raw)
+        text = served_memory.placeholder("session-start context", cut)
+        state.items.append(TranscriptItem(kind=ItemKind.CONTEXT, text=text, tool=served_memory.SERVER_NAME, timestamp=ts))
     classified = classify_user_text(raw)
     if classified is None:
         return
@@ -201,6 +215,11 @@ def _user_line(state: _State, record: Mapping[str, Any], ts: datetime | None) ->
 def _tool_result(state: _State, block: Mapping[str, Any], ts: datetime | None) -> None:
     call_id = block.get("tool_use_id") if isinstance(block.get("tool_use_id"), str) else None
     text = _tool_result_text(block.get("content"))
+    tool = state.tool_by_call.get(call_id) if call_id else None
+    if served_memory.is_mnemolog_tool(tool):
+        kept = served_memory.placeholder(f"answer of {tool}", len(text))
+        state.items.append(TranscriptItem(kind=ItemKind.CONTEXT, text=kept, tool=tool, call_id=call_id, timestamp=ts))
+        return
     exit_match = _EXIT_CODE.match(text)
     exit_code = int(exit_match.group(1)) if exit_match else None
     is_error = bool(block.get("is_error")) or (exit_code is not None and exit_code != 0)
@@ -265,8 +284,8 @@ def _tool_use(state: _State, block: Mapping[str, Any], ts: datetime | None) -> N
         state.tool_by_call[call_id] = name
     if name in _WEB_TOOLS or block.get("type") == "server_tool_use":
         state.used_web_search = True
-    if name and name.startswith("mcp__"):
-        state.mcp_tools.setdefault(name, None)
+    if name and name.startswith("mcp__") and not served_memory.is_mnemolog_tool(name):
+        state.mcp_tools.setdefault(name, None)  # mnemolog's own answers are served memory, not external context
     tool_input = block.get("input")
     text = tool_input if isinstance(tool_input, str) else json.dumps(tool_input, ensure_ascii=False)
     state.items.append(
@@ -306,7 +325,9 @@ def read_claude_records(
         kind = record.get("type")
         _note_envelope(state, record)
         if kind not in ("user", "assistant"):
-            if kind not in CLAUDE_LINE_TYPES:
+            if kind in CLAUDE_BOOKKEEPING_TYPES:
+                state.ignore(str(kind))
+            elif kind not in CLAUDE_LINE_TYPES:
                 state.skip(f"unknown line type: {kind}")
             continue
         uuid = record.get("uuid")
@@ -328,6 +349,7 @@ def read_claude_records(
         skipped=state.skipped,
         used_web_search=state.used_web_search,
         used_mcp_tools=tuple(state.mcp_tools),
+        ignored=state.ignored,
     )
 
 

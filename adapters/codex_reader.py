@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import PurePath
 from typing import Any
 
+from mnemolog.domain import served_memory
 from mnemolog.domain.citation_parsing import citation_from_event, parse_citation_blocks
 from mnemolog.domain.transcript import (
     CitationRef,
@@ -28,9 +29,9 @@ from mnemolog.domain.transcript import (
 
 SOURCE = "codex"
 
-# Line types Codex writes that carry nothing mnemolog keeps; tolerated silently.
+# Line types Codex writes that carry nothing mnemolog keeps: counted in ``ignored``, never warned about.
 _QUIET_LINE_TYPES = frozenset(
-    {"turn_context", "compacted", "inter_agent_communication", "world_state"}
+    {"turn_context", "compacted", "inter_agent_communication", "world_state", "token_usage_record"}
 )
 # response_item types deliberately dropped (phase 1 drops them too).
 _DROPPED_ITEM_TYPES = frozenset(
@@ -47,10 +48,11 @@ _CALL_TYPES = frozenset({"function_call", "custom_tool_call", "local_shell_call"
 _OUTPUT_TYPES = frozenset({"function_call_output", "custom_tool_call_output"})
 _NON_INTERACTIVE_SOURCES = frozenset({"exec", "mcp"})
 _EXIT_HEADER = re.compile(
-    r"^(?:.*\n){0,6}?(?:Process exited with code|Exit code:)\s*(-?\d+)", re.MULTILINE
+    r"^(?:.*\n){0,6}?(?:Process exited with code|Exit code:)\s*(-?\d{1,10})\b", re.MULTILINE
 )
 _CITATION_BLOCK = re.compile(r"\s*<oai-mem-citation>.*?</oai-mem-citation>\s*", re.DOTALL)
 _ENV_CWD = re.compile(r"<environment_context>.*?<cwd>(.*?)</cwd>", re.DOTALL)
+_ENV_BLOCK = re.compile(r"<environment_context>.*?(?:</environment_context>|\Z)", re.DOTALL)
 _UUID_IN_NAME = re.compile(
     r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})", re.IGNORECASE
 )
@@ -62,11 +64,11 @@ def parse_timestamp(value: Any) -> datetime | None:
         return None
     try:
         parsed = datetime.fromisoformat(value)
-    except ValueError:
+        parsed = parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
+    except (ValueError, OverflowError):  # not a date, or an offset past the calendar's edge
         return None
-    if parsed.tzinfo is None:
-        return parsed.replace(tzinfo=UTC)
-    return parsed.astimezone(UTC)
+    # Years no agent wrote in: later arithmetic (idle time, windows) would overflow.
+    return parsed if 1970 <= parsed.year <= 2999 else None
 
 
 def is_injected_user_part(text: str) -> bool:
@@ -146,13 +148,14 @@ def parse_tool_output(output: Any) -> tuple[str, int | None, bool]:
     if stripped.startswith("{") and '"output"' in stripped:
         try:
             decoded = json.loads(stripped)
-        except ValueError:
+        except (ValueError, RecursionError):
             decoded = None
         if isinstance(decoded, Mapping) and isinstance(decoded.get("output"), str):
             text = decoded["output"]
             metadata = decoded.get("metadata")
-            if isinstance(metadata, Mapping) and isinstance(metadata.get("exit_code"), int):
-                exit_code = metadata["exit_code"]
+            code = metadata.get("exit_code") if isinstance(metadata, Mapping) else None
+            if isinstance(code, int) and not isinstance(code, bool) and abs(code) < 2**31:
+                exit_code = code
     if exit_code is None:
         header = _EXIT_HEADER.match(text[:2000])
         if header:
@@ -207,9 +210,14 @@ class _State:
     mcp_tools: dict[str, None] = field(default_factory=dict)
     citations: list[CitationRef] = field(default_factory=list)
     tool_by_call: dict[str, str] = field(default_factory=dict)
+    ignored: dict[str, int] = field(default_factory=dict)
+    environment_cwd: str | None = None
 
     def skip(self, reason: str) -> None:
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
+
+    def ignore(self, kind: str) -> None:
+        self.ignored[kind] = self.ignored.get(kind, 0) + 1
 
     def add_citation(self, ref: CitationRef) -> None:
         key = (ref.rollout_ids, ref.entries)
@@ -217,7 +225,8 @@ class _State:
             self.citations.append(ref)
 
     def note_tool(self, name: str | None) -> None:
-        if name and name.startswith("mcp__"):
+        # mnemolog's own MCP answers are served memory (kept as context), not external context.
+        if name and name.startswith("mcp__") and not served_memory.is_mnemolog_tool(name):
             self.mcp_tools.setdefault(name, None)
 
 
@@ -256,6 +265,11 @@ def _response_item(state: _State, payload: Mapping[str, Any], ts: datetime | Non
         if role not in ("user", "assistant"):
             return  # developer and system messages are instructions, not conversation
         text = _join_text_parts(payload.get("content"), drop_injected=role == "user")
+        if role == "user":
+            text = _user_context(state, text, ts)
+        if served_memory.has_served_block(text):
+            text, cut = served_memory.without_served_blocks(text)
+            state.items.append(_served(served_memory.placeholder("session-start context", cut), "mnemolog", ts))
         if role == "assistant":
             for ref in parse_citation_blocks(text):
                 state.add_citation(ref.model_copy(update={"timestamp": ts}))
@@ -265,6 +279,9 @@ def _response_item(state: _State, payload: Mapping[str, Any], ts: datetime | Non
             state.items.append(TranscriptItem(kind=item_kind, text=text, timestamp=ts))
     elif kind in _CALL_TYPES:
         name = payload.get("name") if isinstance(payload.get("name"), str) else None
+        namespace = payload.get("namespace")
+        if name and isinstance(namespace, str) and namespace.startswith("mcp__"):
+            name = f"{namespace.rstrip('_')}__{name}"  # Codex 0.169: MCP tools inside a namespace tool
         if kind == "local_shell_call":
             name = name or "local_shell"
         raw_call_id = payload.get("call_id") or payload.get("id")
@@ -284,6 +301,10 @@ def _response_item(state: _State, payload: Mapping[str, Any], ts: datetime | Non
     elif kind in _OUTPUT_TYPES:
         call_id = payload.get("call_id") if isinstance(payload.get("call_id"), str) else None
         text, exit_code, is_error = parse_tool_output(payload.get("output"))
+        tool = state.tool_by_call.get(call_id) if call_id else None
+        if served_memory.is_mnemolog_tool(tool):
+            state.items.append(_served(served_memory.placeholder(f"answer of {tool}", len(text)), tool, ts, call_id))
+            return
         state.items.append(
             TranscriptItem(
                 kind=ItemKind.TOOL_OUTPUT,
@@ -325,12 +346,18 @@ def _event_msg(state: _State, payload: Mapping[str, Any], ts: datetime | None) -
             ref = citation_from_event(citation)
             if ref is not None:
                 state.add_citation(ref.model_copy(update={"timestamp": ts}))
+    elif kind == "item_completed":
+        item = payload.get("item")
+        if isinstance(item, Mapping) and item.get("type") == "McpToolCall":
+            server, tool = item.get("server"), item.get("tool")
+            if isinstance(server, str) and isinstance(tool, str):
+                state.note_tool(f"mcp__{server}__{tool}")
     elif isinstance(kind, str) and kind.startswith("mcp_tool_call"):
         invocation = payload.get("invocation")
         if isinstance(invocation, Mapping):
             server, tool = invocation.get("server"), invocation.get("tool")
             if isinstance(server, str) and isinstance(tool, str):
-                state.mcp_tools.setdefault(f"mcp__{server}__{tool}", None)
+                state.note_tool(f"mcp__{server}__{tool}")
     elif isinstance(kind, str) and kind.startswith("web_search"):
         state.used_web_search = True
 
@@ -350,7 +377,9 @@ def _envelope_line(state: _State, record: Mapping[str, Any]) -> None:
         _response_item(state, payload, ts)
     elif kind == "event_msg":
         _event_msg(state, payload, ts)
-    elif kind not in _QUIET_LINE_TYPES:
+    elif kind in _QUIET_LINE_TYPES:
+        state.ignore(str(kind))
+    else:
         state.skip(f"unknown line type: {kind}")
 
 
@@ -407,9 +436,7 @@ def read_codex_records(
         else:
             _legacy_line(state, record)
     meta = state.meta
-    cwd = meta.get("cwd")
-    if cwd is None:
-        cwd = _cwd_from_environment(state.items)
+    cwd = meta.get("cwd") or state.environment_cwd
     started = meta.get("started_at") or (min(state.timestamps) if state.timestamps else None)
     updated = max(state.timestamps) if state.timestamps else started
     session = SessionMeta(
@@ -437,16 +464,25 @@ def read_codex_records(
         used_web_search=state.used_web_search,
         used_mcp_tools=tuple(state.mcp_tools),
         citations=tuple(state.citations),
+        ignored=state.ignored,
     )
+
+
+def _served(text: str, tool: str | None, ts: datetime | None, call_id: str | None = None) -> TranscriptItem:
+    return TranscriptItem(kind=ItemKind.CONTEXT, text=text, tool=tool, call_id=call_id, timestamp=ts)
+
+
+def _user_context(state: _State, text: str, ts: datetime | None) -> str:
+    """A user message minus Codex's ``<environment_context>`` blocks, which become context items."""
+    if "<environment_context>" not in text:
+        return text
+    for block in _ENV_BLOCK.findall(text):
+        found = _ENV_CWD.search(block)
+        if found and found.group(1).strip() and state.environment_cwd is None:
+            state.environment_cwd = found.group(1).strip()
+        state.items.append(TranscriptItem(kind=ItemKind.CONTEXT, text=block, tool="environment_context", timestamp=ts))
+    return _ENV_BLOCK.sub("", text).strip()
 
 
 _ENVELOPE_TYPES = frozenset({"session_meta", "response_item", "event_msg"}) | _QUIET_LINE_TYPES
 
-
-def _cwd_from_environment(items: Iterable[TranscriptItem]) -> str | None:
-    for item in items:
-        if item.kind is ItemKind.USER and "<environment_context>" in item.text:
-            found = _ENV_CWD.search(item.text)
-            if found and found.group(1).strip():
-                return found.group(1).strip()
-    return None

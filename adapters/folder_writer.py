@@ -10,15 +10,24 @@ folder or the new one (or, for the instant between the two renames, none).
 An ``extensions/`` folder already in ``out_dir`` (Codex users keep ad-hoc
 notes there) is moved into the new folder just before the swap. If the
 process dies between that move and the swap, the notes are in the
-``.<name>.new-*`` sibling, never deleted.
+``.<name>.new-*`` sibling, never deleted: the next write moves them back.
+
+Concurrent writers (two ``run``s) swap one at a time under an exclusive lock
+on the folder's parent directory. Staging and set-aside folders carry
+their writer's host and pid; under the lock, those of a writer that is gone
+(killed mid-write) are removed, after giving back any ``extensions/`` they
+hold.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
+import re
 import secrets
 import shutil
+import socket
 import stat
 import tempfile
 from collections.abc import Iterator, Mapping
@@ -130,17 +139,24 @@ def write_folder(files: Mapping[str, str], out_dir: Path) -> None:
     parent = out_dir.parent
     _ensure_parent(parent)
 
-    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.new-", dir=parent))
+    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.new-{_owner()}-", dir=parent))
     moved_extensions = False
     try:
         with _open_dir(staging) as root_fd:
             for path, parts in checked.items():
                 _write_file(root_fd, parts, files[path])
             os.fsync(root_fd)
-        if keep_extensions:
-            os.rename(old_extensions, staging / EXTENSIONS_DIR)
-            moved_extensions = True
-        _swap(staging, out_dir)
+        with _swap_lock(out_dir):
+            _clean_leftovers(out_dir)
+            if out_dir.exists() and not out_dir.is_dir():
+                raise FolderWriteError(f"not a directory: {out_dir}")
+            old_extensions = out_dir / EXTENSIONS_DIR
+            if out_dir.exists() and (old_extensions.exists() or _is_symlink(old_extensions)):
+                if any(parts[0] == EXTENSIONS_DIR for parts in checked.values()):
+                    raise FolderWriteError("the rendered files may not overwrite the existing extensions/")
+                os.rename(old_extensions, staging / EXTENSIONS_DIR)
+                moved_extensions = True
+            _swap(staging, out_dir)
     except BaseException:
         if moved_extensions and out_dir.is_dir() and not (out_dir / EXTENSIONS_DIR).exists():
             with contextlib.suppress(OSError):
@@ -158,7 +174,7 @@ def _swap(staging: Path, out_dir: Path) -> None:
         os.rename(staging, out_dir)
         _fsync_dir(parent)
         return
-    aside = parent / f".{out_dir.name}.old-{secrets.token_hex(6)}"
+    aside = parent / f".{out_dir.name}.old-{_owner()}-{secrets.token_hex(6)}"
     os.rename(out_dir, aside)
     try:
         os.rename(staging, out_dir)
@@ -167,3 +183,62 @@ def _swap(staging: Path, out_dir: Path) -> None:
         raise
     _fsync_dir(parent)
     shutil.rmtree(aside, ignore_errors=True)
+
+
+def _owner() -> str:
+    """This writer, as staging and set-aside folders name it: host and pid."""
+    host = re.sub(r"[^A-Za-z0-9.-]", "_", socket.gethostname()) or "host"
+    return f"{host}-{os.getpid()}"
+
+
+@contextlib.contextmanager
+def _swap_lock(out_dir: Path) -> Iterator[None]:
+    """An exclusive lock on the folder's parent directory (no lock file left behind; freed when the holder dies)."""
+    with _open_dir(out_dir.parent) as fd:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+_LEFTOVER = re.compile(r"^\.(?P<name>.+)\.(?P<what>new|old)-(?P<host>[A-Za-z0-9._-]+?)-(?P<pid>\d+)-")
+
+
+def _writer_gone(host: str, pid: int) -> bool:
+    if host != _owner().rsplit("-", 1)[0]:
+        return False  # another machine's writer: not ours to judge
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
+def _clean_leftovers(out_dir: Path) -> None:
+    """Remove the staging and set-aside folders of writers that are gone (called under the swap lock).
+
+    A staging folder holding the user's ``extensions/`` (the writer died
+    between moving it and the swap) gives it back to ``out_dir`` first, or is
+    kept when ``out_dir`` already has one.
+    """
+    parent = out_dir.parent
+    try:
+        names = os.listdir(parent)
+    except OSError:
+        return
+    for name in names:
+        found = _LEFTOVER.match(name)
+        if found is None or found["name"] != out_dir.name or not _writer_gone(found["host"], int(found["pid"])):
+            continue
+        leftover = parent / name
+        if _is_symlink(leftover) or not leftover.is_dir():
+            continue
+        extensions = leftover / EXTENSIONS_DIR
+        if extensions.exists() or _is_symlink(extensions):
+            if not out_dir.is_dir() or (out_dir / EXTENSIONS_DIR).exists():
+                continue  # nowhere to give the notes back to: keep them
+            os.rename(extensions, out_dir / EXTENSIONS_DIR)
+        shutil.rmtree(leftover, ignore_errors=True)

@@ -9,6 +9,13 @@ model would answer), without a network. ``HeuristicConsolidator``
   items, merged across sessions by normalised text;
 - revises existing items whose evidence changed, and retires items whose
   evidence was all removed;
+- scopes a preference the user stated for all their projects ("for all my
+  projects", "in general", "I always", ...) globally;
+- ends the valid time of a fact a later session replaced: "`make serve`
+  passed" is invalidated when a newer session of the same project saw
+  `make serve` fail and another command work, or the user said "use X
+  instead of `make serve`"; when both sessions arrive in one run, the stale
+  fact is not added at all;
 - applies the user's notes: a ``remember`` note becomes an item (a preference
   unless it obviously states a failure or a fact) citing the note's id as its
   evidence; a ``correct`` note revises the item it is about (the item of the
@@ -39,9 +46,71 @@ from mnemolog.domain.ports import (
 __all__ = ["HeuristicConsolidator", "normalise", "parse_raw_memory"]
 
 _CONSOLIDATION_VERSION = (
-    "mnemolog-heuristic-consolidation-v2: task per input, bullets merged by normalised text, "
-    "notes applied as evidence"
+    "mnemolog-heuristic-consolidation-v3: task per input, bullets merged by normalised text, "
+    "user-wide preferences global, replaced commands invalidated, notes applied as evidence"
 )
+
+_USER_WIDE = re.compile(
+    r"\b(for|in|across)\s+(all|every one of)\s+(of\s+)?my\s+(projects|repos|repositories|code)\b"
+    r"|\bacross\s+(all\s+)?projects\b|\bin\s+every\s+(project|repo)\b|\bfor\s+every\s+(project|repo)\b"
+    r"|\bin\s+general\b|\bi\s+always\b|\beverywhere\b|\bgenerally\s+i\b",
+    re.IGNORECASE,
+)
+_PASSED = re.compile(r"^`(?P<command>[^`]+)` (passed|works|worked)\b")
+_REPLACED_BY_FIX = re.compile(r"^`(?P<old>[^`]+)` failed.* -> `(?P<new>[^`]+)` worked$")
+_REPLACED_BY_WORDS = (
+    re.compile(
+        r"\buse\s+`(?P<new>[^`]+)`[^`]*?\b(?:instead of|rather than|not)\s+`(?P<old>[^`]+)`", re.IGNORECASE
+    ),
+    re.compile(
+        r"`(?P<old>[^`]+)`\s+(?:is gone|was removed|no longer (?:works|exists)|(?:was|has been|got) replaced)"
+        r"(?:[^`]*`(?P<new>[^`]+)`)?",
+        re.IGNORECASE,
+    ),
+)
+
+
+def is_user_wide(text: str) -> bool:
+    """Whether a preference is stated for every project ("for all my projects", "in general", ...)."""
+    return bool(_USER_WIDE.search(text))
+
+
+@dataclass(frozen=True)
+class _Replacement:
+    """A command a session found replaced: when, where, and by what."""
+
+    old: str
+    new: str | None
+    session_id: str
+    scope: str
+    at: datetime | None
+    how: str
+
+
+def _replacements(kind: ItemKindName, text: str) -> list[tuple[str, str | None, str]]:
+    """(old command, new command, how) that a bullet says replaced an old command."""
+    found: list[tuple[str, str | None, str]] = []
+    if kind == ItemKindName.FAILURE:
+        match = _REPLACED_BY_FIX.match(text)
+        if match and match.group("old") != match.group("new") and "first, then" not in text:
+            found.append((match.group("old"), match.group("new"), "failed, and another command worked"))
+    if kind == ItemKindName.PREFERENCE:
+        for pattern in _REPLACED_BY_WORDS:
+            for match in pattern.finditer(text):
+                found.append((match.group("old"), match.group("new"), "the user said it was replaced"))
+    return found
+
+
+_PASSED_LIST = re.compile(r"^Commands that passed: (.*)$", re.MULTILINE)
+
+
+def _passed_commands(text: str) -> set[str]:
+    """The commands a fact or a task record says passed."""
+    match = _PASSED.match(text.strip())
+    found = {match.group("command")} if match else set()
+    for listed in _PASSED_LIST.findall(text):
+        found.update(re.findall(r"`([^`]+)`", listed))
+    return found
 
 _Op = Literal["add", "revise", "retire", "invalidate"]
 
@@ -189,6 +258,16 @@ def _from_item(item: ItemForModel, op: _Op, evidence: Iterable[str], reason: str
     )
 
 
+def front_title(parsed: ParsedMemory) -> str:
+    """What the session was for: the raw memory's task, else its first task title."""
+    return parsed.front_matter.get("task") or (parsed.task_titles[0] if parsed.task_titles else "")
+
+
+def _group_of(scope: str) -> str:
+    """The task group of a session whose raw memory names none: its project, else "no project folder"."""
+    return "no project folder" if scope in ("unknown", "") else _scope_tail(scope)
+
+
 def _task_candidate(entry: InputForModel, parsed: ParsedMemory) -> _Candidate:
     front = parsed.front_matter
     summary_line = next((line for line in entry.rollout_summary.splitlines() if line.strip()), "")
@@ -201,7 +280,7 @@ def _task_candidate(entry: InputForModel, parsed: ParsedMemory) -> _Candidate:
     return _Candidate(
         kind=ItemKindName.TASK,
         text=entry.rollout_summary.strip() or front.get("description", ""),
-        task_group=front.get("task_group") or _scope_tail(entry.scope),
+        task_group=front.get("task_group") or _group_of(entry.scope),
         title=_clip(title, 160),
         keywords=_keywords(front.get("keywords", "")),
         evidence={entry.session_id},
@@ -226,7 +305,8 @@ class HeuristicConsolidator:
         """Build a plan from the request's inputs, items, removals and notes."""
         removed = set(request.removed_sessions)
         items = sorted(request.items, key=lambda item: _handle_key(item.handle))
-        tasks, facts = self._candidates(request)
+        tasks, facts, replacements = self._candidates(request)
+        inputs_at = {entry.session_id: entry.updated_at for entry in request.inputs}
         edits: list[Edit] = []
         matched: set[str] = set()
 
@@ -245,11 +325,15 @@ class HeuristicConsolidator:
 
         for session, candidate in sorted(tasks.items()):
             existing = by_session_task.get(session)
+            replaced = _replaced(candidate.text, candidate.scope, candidate.evidence, inputs_at, replacements)
             if existing is None:
-                if session in fresh:
+                if session in fresh and replaced is None:
                     edits.append(_edit("add", candidate))
                 continue
             matched.add(existing.handle)
+            if replaced is not None:
+                edits.append(_invalidation(existing, replaced))
+                continue
             if (
                 normalise(existing.text) != normalise(candidate.text)
                 or existing.title != candidate.title
@@ -259,11 +343,15 @@ class HeuristicConsolidator:
 
         for key, candidate in sorted(facts.items()):
             existing = by_text.get(key[1])
+            replaced = _replaced(candidate.text, candidate.scope, candidate.evidence, inputs_at, replacements)
             if existing is None:
-                if candidate.evidence & fresh:
+                if candidate.evidence & fresh and replaced is None:
                     edits.append(_edit("add", candidate))
                 continue
             matched.add(existing.handle)
+            if replaced is not None:
+                edits.append(_invalidation(existing, replaced))
+                continue
             evidence = (set(existing.evidence) - removed) | candidate.evidence
             if evidence != set(existing.evidence):
                 candidate.evidence = evidence
@@ -273,6 +361,15 @@ class HeuristicConsolidator:
                     candidate.scopes.add(existing.scope)
                 candidate.reason = "evidence changed"
                 edits.append(_edit("revise", candidate, existing.handle))
+
+        for item in items:
+            # Items no input of this run restates: a newer session may still have replaced them.
+            if item.handle in matched:
+                continue
+            replaced = _replaced(item.text, item.scope, set(item.evidence), inputs_at, replacements)
+            if replaced is not None:
+                matched.add(item.handle)
+                edits.append(_invalidation(item, replaced))
 
         note_edits, corrected = self._notes(request, items, by_text, matched, removed)
         # A correction replaces whatever else this plan would do to the item it corrects.
@@ -298,9 +395,10 @@ class HeuristicConsolidator:
     @staticmethod
     def _candidates(
         request: ConsolidationRequest,
-    ) -> tuple[dict[str, _Candidate], dict[tuple[str, str], _Candidate]]:
+    ) -> tuple[dict[str, _Candidate], dict[tuple[str, str], _Candidate], list[_Replacement]]:
         tasks: dict[str, _Candidate] = {}
         facts: dict[tuple[str, str], _Candidate] = {}
+        replacements: list[_Replacement] = []
         for entry in sorted(request.inputs, key=lambda entry: entry.session_id):
             parsed = parse_raw_memory(entry.raw_memory)
             if not (entry.raw_memory.strip() or entry.rollout_summary.strip()):
@@ -311,28 +409,33 @@ class HeuristicConsolidator:
                 key = (kind.value, normalise(text))
                 if not key[1]:
                     continue
+                for old, new, how in _replacements(kind, text):
+                    replacements.append(_Replacement(old, new, entry.session_id, entry.scope, entry.updated_at, how))
+                wide = kind == ItemKindName.PREFERENCE and is_user_wide(text)
+                scope = GLOBAL_SCOPE if wide else entry.scope
                 candidate = facts.get(key)
                 if candidate is None:
                     facts[key] = _Candidate(
                         kind=kind,
                         text=text,
-                        task_group=task.task_group,
+                        task_group="" if wide else task.task_group,
                         title="",  # a bullet is its own title; only task records carry one
-                        keywords=task.keywords,
+                        keywords=_fact_keywords(text, task.keywords, front_title(parsed)),
                         evidence={entry.session_id},
-                        scopes={entry.scope},
+                        scopes={scope},
                         valid_from=entry.updated_at,
-                        reason=f"{kind.value} from session {entry.session_id}",
+                        reason=f"{kind.value} the user stated for every project" if wide else f"{kind.value} from session {entry.session_id}",
                     )
                 else:
                     candidate.evidence.add(entry.session_id)
-                    candidate.scopes.add(entry.scope)
+                    candidate.scopes.add(scope)
                     candidate.valid_from = _earliest(candidate.valid_from, entry.updated_at)
-                    candidate.keywords = tuple(dict.fromkeys([*candidate.keywords, *task.keywords]))
+                    more = _fact_keywords(text, task.keywords, front_title(parsed))
+                    candidate.keywords = tuple(dict.fromkeys([*candidate.keywords, *more]))[:16]
                     if len(candidate.scopes) > 1:
                         candidate.task_group = ""
                         candidate.reason = f"{kind.value} seen in {len(candidate.scopes)} projects"
-        return tasks, facts
+        return tasks, facts, replacements
 
     @staticmethod
     def _notes(
@@ -383,6 +486,69 @@ class HeuristicConsolidator:
                             _from_item(item, "retire", item.evidence, f"user note {note.note_id}")
                         )
         return edits, corrected
+
+
+def _fact_keywords(text: str, task_keywords: tuple[str, ...], title: str = "") -> tuple[str, ...]:
+    """A fact's own handles (the tools its commands name), then its session's, then what the session was for."""
+    own: list[str] = []
+    for span in re.findall(r"`([^`]+)`", text):
+        words = [w for w in span.split() if re.match(r"^[A-Za-z][\w.+-]*$", w)]
+        own.extend(words[:2])
+    own.extend(re.findall(r"\b([A-Z][A-Za-z]+(?:Error|Exception))\b", text))
+    mentioned = [k for k in task_keywords if k.lower() in text.lower()]
+    purpose = [w for w in re.findall(r"[A-Za-z][\w-]{2,}", title) if w.lower() not in _STOPWORDS and w.lower() not in _VAGUE]
+    return tuple(dict.fromkeys([*own, *mentioned, *purpose]))[:12]
+
+
+_VAGUE = frozenset({"fix", "please", "can", "now", "again", "after", "get", "make", "let", "want", "need", "all"})
+
+
+def _replaced(
+    text: str,
+    scope: str,
+    evidence: set[str],
+    inputs_at: dict[str, datetime | None],
+    replacements: list[_Replacement],
+    valid_from: datetime | None = None,
+) -> _Replacement | None:
+    """The newest replacement of a command the text says passed, from a session newer than its evidence.
+
+    A fact says it as "`X` passed"; a task record (the heuristic's rollout
+    summary) as "Commands that passed: `X`, `Y`".
+    """
+    commands = _passed_commands(text)
+    if not commands:
+        return None
+    known = [inputs_at[e] for e in evidence if inputs_at.get(e) is not None]
+    newest_evidence = max([*(t for t in known if t is not None), *([valid_from] if valid_from else [])], default=None)
+    found: _Replacement | None = None
+    for replacement in replacements:
+        if replacement.old not in commands or replacement.scope != scope or replacement.session_id in evidence:
+            continue
+        if newest_evidence is not None and (replacement.at is None or replacement.at <= newest_evidence):
+            continue
+        if found is None or (replacement.at and found.at and replacement.at > found.at):
+            found = replacement
+    return found
+
+
+def _invalidation(item: ItemForModel, replaced: _Replacement) -> Edit:
+    """End an item's valid time at the session that replaced its command, saying why."""
+    when = replaced.at.date().isoformat() if replaced.at else "a later session"
+    instead = f"; `{replaced.new}` is used instead" if replaced.new else ""
+    return Edit(
+        op="invalidate",
+        target=item.handle,
+        kind=_kind(item.kind),
+        scope=item.scope,
+        task_group=item.task_group,
+        title=item.title,
+        text=item.text,
+        keywords=tuple(item.keywords),
+        evidence=(replaced.session_id,),
+        valid_from=replaced.at,
+        reason=f"superseded on {when} by session {replaced.session_id}: `{replaced.old}` {replaced.how}{instead}",
+    )
 
 
 _NOTE_LEAD = re.compile(r"^\s*(?:remember|correction|correct|note)\b\s*[:,.-]?\s*", re.IGNORECASE)

@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
 from mnemolog.adapters.heuristic_consolidator import HeuristicConsolidator
 from mnemolog.adapters.heuristic_extractor import HeuristicExtractor
 from mnemolog.adapters.settings import Settings
 from mnemolog.domain.ports import Consolidator, Extractor
+
+if TYPE_CHECKING:
+    from mnemolog.adapters.openai_models import ModelLimits
+
+StreamProgress = Callable[[int, float], None]  # tokens so far, seconds since the request
 
 DEFAULT_EXTRACT_MODEL = "gpt-5-mini"
 DEFAULT_CONSOLIDATE_MODEL = "gpt-5"
@@ -20,6 +29,11 @@ def _key(settings: Settings, phase: str) -> str | None:
 
 def _base_url(settings: Settings, phase: str) -> str | None:
     return str(getattr(settings, f"{phase}_base_url") or settings.openai_base_url or "") or None
+
+
+def model_endpoint(settings: Settings, phase: str) -> tuple[str | None, str | None]:
+    """A phase's base URL (None: the OpenAI API) and API key."""
+    return _base_url(settings, phase), _key(settings, phase)
 
 
 def model_choice(settings: Settings, phase: str, name: str | None = None) -> str:
@@ -37,6 +51,77 @@ def model_choice(settings: Settings, phase: str, name: str | None = None) -> str
     return str(chosen)
 
 
+LOCAL_TIMEOUT_PER_1K = 20.0  # seconds per 1,000 input tokens: prompt processing on a CPU
+HOSTED_TIMEOUT_PER_1K = 2.0
+CONTEXT_SHARE = 0.85  # our tokenizer is not the model's: leave room for the difference
+
+
+@dataclass(frozen=True)
+class ModelFit:
+    """How a phase's requests fit its server: input budget, answer cap, time-outs, streaming."""
+
+    base_url: str | None
+    context_window: int | None
+    input_budget: int
+    limits: ModelLimits
+
+    def as_dict(self) -> dict[str, object]:
+        """JSON-ready form (``doctor --model``)."""
+        return {
+            "context_window": self.context_window,
+            "input_budget": self.input_budget,
+            "max_output_tokens": self.limits.max_output_tokens,
+            "stream": self.limits.stream,
+            "timeout_per_1k_input": self.limits.timeout_per_1k_input,
+        }
+
+
+def model_fit(settings: Settings, phase: str, *, ask_server: bool = True) -> ModelFit:
+    """The input budget from the context window (the server's word, else ``model_context_tokens``), and the limits.
+
+    The answer cap never takes more than a third of a known context window.
+    """
+    from mnemolog.adapters.model_server import discover, is_local
+    from mnemolog.adapters.openai_models import ModelLimits
+
+    base_url = _base_url(settings, phase)
+    local = is_local(base_url)
+    context = settings.model_context_tokens
+    if ask_server and base_url:
+        context = discover(base_url, _key(settings, phase)).context_window or context
+    configured = settings.extract_input_tokens if phase == "extract" else settings.consolidate_input_tokens
+    output_cap = settings.model_max_output_tokens
+    budget = configured
+    if context:
+        output_cap = max(256, min(output_cap, context // 3))
+        budget = max(512, min(configured, int((context - output_cap) * CONTEXT_SHARE)))
+    per_1k = settings.model_timeout_per_1k_input
+    if per_1k is None:
+        per_1k = LOCAL_TIMEOUT_PER_1K if local else HOSTED_TIMEOUT_PER_1K
+    stream = settings.model_stream if settings.model_stream is not None else local
+    limits = ModelLimits(
+        max_output_tokens=output_cap,
+        timeout_per_1k_input=per_1k,
+        stream=stream,
+        max_completion_param=base_url is None,
+    )
+    return ModelFit(base_url=base_url, context_window=context, input_budget=budget, limits=limits)
+
+
+def extract_workers(settings: Settings, requested: int | None = None) -> int:
+    """Phase-1 workers: as asked, else ``extract_workers`` capped by ``model_concurrency`` (1 for a local server)."""
+    if requested:
+        return requested
+    from mnemolog.adapters.model_server import is_local
+
+    if model_choice(settings, "extract") == OFFLINE:
+        return settings.extract_workers
+    concurrency = settings.model_concurrency
+    if concurrency is None:
+        concurrency = 1 if is_local(_base_url(settings, "extract")) else settings.extract_workers
+    return max(1, min(settings.extract_workers, concurrency))
+
+
 def make_extractor(settings: Settings, name: str | None = None) -> Extractor:
     """The phase-1 model."""
     chosen = model_choice(settings, "extract", name)
@@ -46,29 +131,40 @@ def make_extractor(settings: Settings, name: str | None = None) -> Extractor:
         OpenAIExtractor,  # the openai client costs ~0.3 s to import
     )
 
+    fit = model_fit(settings, "extract")
     return OpenAIExtractor(
         model=chosen,
         api_key=_key(settings, "extract"),
-        base_url=_base_url(settings, "extract"),
+        base_url=fit.base_url,
         timeout=settings.model_timeout,
         max_retries=settings.model_retries,
         backoff=settings.model_backoff,
-        input_budget_tokens=settings.extract_input_tokens,
+        input_budget_tokens=fit.input_budget,
+        limits=fit.limits,
     )
 
 
-def make_consolidator(settings: Settings, name: str | None = None) -> Consolidator:
-    """The phase-2 model."""
+def fallback_consolidator(settings: Settings, name: str | None = None) -> Consolidator | None:
+    """The offline consolidator, when phase 2 uses a language model (it plans a run the model's plans cannot)."""
+    return None if model_choice(settings, "consolidate", name) == OFFLINE else HeuristicConsolidator()
+
+
+def make_consolidator(settings: Settings, name: str | None = None, progress: StreamProgress | None = None) -> Consolidator:
+    """The phase-2 model; ``progress`` is told how a streamed answer advances."""
     chosen = model_choice(settings, "consolidate", name)
     if chosen == OFFLINE:
         return HeuristicConsolidator()
     from mnemolog.adapters.openai_models import OpenAIConsolidator
 
+    fit = model_fit(settings, "consolidate")
     return OpenAIConsolidator(
         model=chosen,
         api_key=_key(settings, "consolidate"),
-        base_url=_base_url(settings, "consolidate"),
+        base_url=fit.base_url,
         timeout=settings.model_timeout,
         max_retries=settings.model_retries,
         backoff=settings.model_backoff,
+        input_budget_tokens=fit.input_budget,
+        limits=fit.limits,
+        progress=progress,
     )

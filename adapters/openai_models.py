@@ -1,15 +1,23 @@
 """Phase 1 and phase 2 through the ``openai`` client (any OpenAI-compatible server).
 
-Both adapters send a system message and one user message and ask for
-structured output (``chat.completions.parse`` with a pydantic model as the
-response format). The client's own retries are off; this module retries 429,
-5xx and connection errors with exponential backoff, and turns everything else
-into ``ModelError``:
+Both adapters send a system message and one user message (phase 2's repair
+round adds the model's own plan and the reasons code turned it down) and ask
+for structured output: a strict ``json_schema`` response format built from a
+pydantic model, the answer validated against the same model. The client's own
+retries are off; this module retries 429, 5xx and connection errors with
+exponential backoff, and turns everything else into ``ModelError``:
 
 - 4xx other than 429 → ``ModelError(retryable=False)``;
-- an answer that is not JSON, breaks the schema, was cut by the token limit
-  or is empty → ``ModelError(retryable=True)``;
+- a time-out → ``ModelError(retryable=True)`` at once, naming the settings to
+  change (the same input would time out again);
+- an answer that is not JSON, breaks the schema, was cut by the token limit,
+  loops or is empty → ``ModelError(retryable=True)``;
 - a refusal → ``ModelError(retryable=False)``.
+
+Settings that fit the server (``ModelLimits``): the answer is capped at
+``max_output_tokens``; the time-out grows with the input (prompt processing
+on a local CPU is slow); a streamed answer (``stream``) reports its progress
+and is stopped as soon as it loops (``repetition.loop_period``).
 
 Secret redaction is the caller's job, before and after.
 """
@@ -19,11 +27,13 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import openai
 import pydantic
+from mnemolog.adapters.repetition import loop_period
 from mnemolog.adapters.tokens import count_tokens
 from mnemolog.adapters.transcript_rendering import plain_codex_tokens, render_for_model
 from mnemolog.domain.extraction import ExtractionAnswer, StageOneOutput, TokenUsage
@@ -38,14 +48,37 @@ from mnemolog.domain.ports import (
 )
 from mnemolog.domain.transcript import Transcript
 from mnemolog.prompts import Prompt, combined_hash, load_prompt, neutralise_tag, render
+from openai.lib._parsing._completions import type_to_response_format_param
 from pydantic import BaseModel
 
-__all__ = ["OpenAIConsolidator", "OpenAIExtractor"]
+__all__ = ["ModelLimits", "OpenAIConsolidator", "OpenAIExtractor", "StreamProgress"]
 
 T = TypeVar("T", bound=BaseModel)
 
 SESSION_TAG = "session_data"
 MEMORY_TAG = "memory_data"
+LOOP_CHECK_EVERY = 64  # streamed chunks between two loop checks
+
+StreamProgress = Callable[[int, float], None]
+"""Told (tokens received so far, seconds since the request) while an answer streams."""
+
+
+@dataclass(frozen=True)
+class ModelLimits:
+    """How much a request may send, wait for and get back."""
+
+    max_output_tokens: int = 4_096
+    timeout_per_1k_input: float = 2.0  # seconds more per 1,000 input tokens
+    stream: bool = False
+    max_completion_param: bool = False  # OpenAI's own API wants max_completion_tokens, others max_tokens
+
+
+@dataclass(frozen=True)
+class _Reply:
+    content: str
+    finish_reason: str | None
+    refusal: str | None
+    usage: TokenUsage
 
 
 class _ChatModel:
@@ -67,6 +100,8 @@ class _ChatModel:
         *,
         max_backoff: float = 30.0,
         sleep: Callable[[float], None] = time.sleep,
+        limits: ModelLimits = ModelLimits(),
+        progress: StreamProgress | None = None,
     ) -> None:
         if max_retries < 0:
             raise ValueError("max_retries must be >= 0")
@@ -75,6 +110,9 @@ class _ChatModel:
         self.backoff = backoff
         self.max_backoff = max_backoff
         self.input_budget_tokens = input_budget_tokens
+        self.timeout = timeout
+        self.limits = limits
+        self.progress = progress
         self._sleep = sleep
         self._system: Prompt = load_prompt(self._system_prompt)
         self._input: Prompt = load_prompt(self._input_prompt)
@@ -96,20 +134,26 @@ class _ChatModel:
                     delay = max(delay, float(retry_after))
         return min(delay, self.max_backoff)
 
-    def _call(self, system: str, user: str, schema: type[T]) -> tuple[T, TokenUsage]:
+    def timeout_for(self, input_tokens: int) -> float:
+        """Seconds to wait for the answer to begin (streamed) or arrive (not streamed)."""
+        return self.timeout + self.limits.timeout_per_1k_input * input_tokens / 1000
+
+    def _call(self, messages: list[dict[str, str]], schema: type[T]) -> tuple[T, TokenUsage]:
         """Send one request, retrying transient failures; return the parsed answer and usage."""
+        input_tokens = sum(count_tokens(m["content"]) for m in messages)
         attempt = 0
         while True:
             try:
-                completion = self._client.chat.completions.parse(
-                    model=self.model,
-                    messages=[
-                        {"role": "system", "content": system},
-                        {"role": "user", "content": user},
-                    ],
-                    response_format=schema,
-                )
+                reply = self._request(messages, schema, input_tokens)
                 break
+            except openai.APITimeoutError as error:
+                waited = self.timeout_for(input_tokens)
+                raise ModelError(
+                    f"{self.model}: no answer within {waited:.0f} s for ~{input_tokens} input tokens; "
+                    "raise model_timeout or model_timeout_per_1k_input, or lower the input budget "
+                    "(model_context_tokens, extract_input_tokens)",
+                    retryable=True,
+                ) from error
             except (
                 openai.APIConnectionError,
                 openai.RateLimitError,
@@ -120,24 +164,7 @@ class _ChatModel:
                 if error.status_code == 429 or error.status_code >= 500:
                     transient = error
                 else:
-                    raise ModelError(
-                        f"{self.model}: request rejected with HTTP {error.status_code}: {error.message}",
-                        retryable=False,
-                    ) from error
-            except openai.LengthFinishReasonError as error:
-                raise ModelError(
-                    f"{self.model}: answer cut off by the output token limit", retryable=True
-                ) from error
-            except openai.ContentFilterFinishReasonError as error:
-                raise ModelError(
-                    f"{self.model}: answer blocked by a content filter", retryable=False
-                ) from error
-            except pydantic.ValidationError as error:
-                raise ModelError(
-                    f"{self.model}: answer is not valid {schema.__name__} JSON: "
-                    f"{error.error_count()} error(s), first: {_first_error(error)}",
-                    retryable=True,
-                ) from error
+                    raise ModelError(f"{self.model}: {_rejected(error)}", retryable=False) from error
             except openai.APIResponseValidationError as error:
                 raise ModelError(
                     f"{self.model}: malformed response: {error.message}", retryable=True
@@ -149,26 +176,103 @@ class _ChatModel:
                 ) from transient
             self._sleep(self._delay(attempt, transient))
             attempt += 1
-        return self._answer(completion, schema)
+        return self._answer(reply, schema)
 
-    def _answer(self, completion: object, schema: type[T]) -> tuple[T, TokenUsage]:
-        choices = getattr(completion, "choices", None) or []
-        if not choices:
-            raise ModelError(f"{self.model}: response has no choices", retryable=True)
-        message = choices[0].message
-        if getattr(message, "refusal", None):
-            raise ModelError(f"{self.model}: the model refused: {message.refusal}", retryable=False)
-        parsed = getattr(message, "parsed", None)
-        if not isinstance(parsed, schema):
-            raise ModelError(
-                f"{self.model}: answer has no {schema.__name__} content", retryable=True
+    def _request(self, messages: list[dict[str, str]], schema: type[T], input_tokens: int) -> _Reply:
+        cap = "max_completion_tokens" if self.limits.max_completion_param else "max_tokens"
+        timeout = self.timeout_for(input_tokens)
+        arguments: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            "response_format": type_to_response_format_param(schema),
+            cap: self.limits.max_output_tokens,
+            "timeout": timeout,
+        }
+        if not self.limits.stream:
+            completion = self._client.chat.completions.create(**arguments)
+            choices = completion.choices or []
+            if not choices:
+                raise ModelError(f"{self.model}: response has no choices", retryable=True)
+            message = choices[0].message
+            return _Reply(
+                content=message.content or "",
+                finish_reason=choices[0].finish_reason,
+                refusal=getattr(message, "refusal", None),
+                usage=_usage(completion.usage),
             )
-        usage = getattr(completion, "usage", None)
-        tokens = TokenUsage(
-            input_tokens=getattr(usage, "prompt_tokens", 0) or 0,
-            output_tokens=getattr(usage, "completion_tokens", 0) or 0,
+        return self._streamed(arguments)
+
+    def _streamed(self, arguments: dict[str, Any]) -> _Reply:
+        """Read a streamed answer, telling ``progress``; stop it as soon as it loops."""
+        started = time.monotonic()
+        stream = self._client.chat.completions.create(
+            **arguments, stream=True, stream_options={"include_usage": True}
         )
-        return parsed, tokens
+        parts: list[str] = []
+        refusal: list[str] = []
+        finish: str | None = None
+        usage = TokenUsage()
+        chunks = 0
+        with contextlib.closing(stream):
+            for chunk in stream:
+                if chunk.usage is not None:
+                    usage = _usage(chunk.usage)
+                for choice in chunk.choices or []:
+                    delta = choice.delta
+                    if delta is not None and delta.content:
+                        parts.append(delta.content)
+                        chunks += 1
+                    if delta is not None and getattr(delta, "refusal", None):
+                        refusal.append(str(delta.refusal))
+                    if choice.finish_reason:
+                        finish = choice.finish_reason
+                if chunks and chunks % LOOP_CHECK_EVERY == 0:
+                    if self.progress is not None:
+                        self.progress(chunks, time.monotonic() - started)
+                    period = loop_period("".join(parts))
+                    if period is not None:
+                        raise ModelError(
+                            f"{self.model}: the answer looped (the same {period} character(s) over and over); "
+                            f"stopped after {chunks} tokens",
+                            retryable=True,
+                        )
+        if self.progress is not None:
+            self.progress(chunks, time.monotonic() - started)
+        if not usage.output_tokens:
+            usage = TokenUsage(input_tokens=usage.input_tokens, output_tokens=chunks)
+        return _Reply("".join(parts), finish, "".join(refusal) or None, usage)
+
+    def _answer(self, reply: _Reply, schema: type[T]) -> tuple[T, TokenUsage]:
+        if reply.refusal:
+            raise ModelError(f"{self.model}: the model refused: {reply.refusal}", retryable=False)
+        if reply.finish_reason == "length":
+            period = loop_period(reply.content)
+            what = f"; it looped (the same {period} character(s) over and over)" if period else ""
+            raise ModelError(
+                f"{self.model}: answer cut off by the output token limit "
+                f"(model_max_output_tokens={self.limits.max_output_tokens}){what}",
+                retryable=True,
+            )
+        if reply.finish_reason == "content_filter":
+            raise ModelError(f"{self.model}: answer blocked by a content filter", retryable=False)
+        if not reply.content.strip():
+            raise ModelError(f"{self.model}: answer has no {schema.__name__} content", retryable=True)
+        try:
+            parsed = schema.model_validate_json(reply.content)
+        except pydantic.ValidationError as error:
+            raise ModelError(
+                f"{self.model}: answer is not valid {schema.__name__} JSON: "
+                f"{error.error_count()} error(s), first: {_first_error(error)}",
+                retryable=True,
+            ) from error
+        return parsed, reply.usage
+
+
+def _usage(usage: Any) -> TokenUsage:
+    return TokenUsage(
+        input_tokens=getattr(usage, "prompt_tokens", 0) or 0,
+        output_tokens=getattr(usage, "completion_tokens", 0) or 0,
+    )
 
 
 def _first_error(error: pydantic.ValidationError) -> str:
@@ -177,10 +281,27 @@ def _first_error(error: pydantic.ValidationError) -> str:
     return f"{where}: {first.get('msg', '')}"
 
 
+def _rejected(error: openai.APIStatusError) -> str:
+    """A refused request as a person reads it: "401 Unauthorized from the model server: <its message>" and what to check."""
+    from http import HTTPStatus
+
+    try:
+        phrase = HTTPStatus(error.status_code).phrase
+    except ValueError:
+        phrase = "error"
+    body = error.body.get("message") if isinstance(error.body, dict) else None
+    hint = " (check the API key: OPENAI_API_KEY, or MNEMOLOG_EXTRACT_API_KEY / MNEMOLOG_CONSOLIDATE_API_KEY)" if error.status_code in (401, 403) else ""
+    return f"{error.status_code} {phrase} from the model server: {body or error.message}{hint}"
+
+
 def _describe(error: openai.APIError) -> str:
     if isinstance(error, openai.APIStatusError):
         return f"HTTP {error.status_code}: {error.message}"
     return f"{type(error).__name__}: {error.message}"
+
+
+def _messages(system: str, user: str) -> list[dict[str, str]]:
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
 def _time(value: datetime | None) -> str:
@@ -228,7 +349,7 @@ class OpenAIExtractor(_ChatModel):
     def extract(self, transcript: Transcript) -> ExtractionAnswer:
         """Ask the model for the stage-1 answer; raise ``ModelError`` on failure."""
         system, user = self.build_messages(transcript)
-        output, usage = self._call(system, user, StageOneOutput)
+        output, usage = self._call(_messages(system, user), StageOneOutput)
         return ExtractionAnswer(
             output=output,
             model=self.model,
@@ -327,7 +448,13 @@ class OpenAIConsolidator(_ChatModel):
     def consolidate(self, request: ConsolidationRequest) -> ConsolidationAnswer:
         """Ask the model for a plan; raise ``ModelError`` on failure."""
         system, user = self.build_messages(request)
-        plan, usage = self._call(system, user, ConsolidationPlan)
+        messages = _messages(system, user)
+        if request.repair is not None:
+            messages += [
+                {"role": "assistant", "content": request.repair.plan.model_dump_json(exclude_defaults=True)},
+                {"role": "user", "content": render(load_prompt("consolidation_repair"), problems="\n".join(f"- {p}" for p in request.repair.problems))},
+            ]
+        plan, usage = self._call(messages, ConsolidationPlan)
         return ConsolidationAnswer(
             plan=plan, model=self.model, prompt_hash=self.prompt_hash, usage=usage
         )

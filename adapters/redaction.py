@@ -21,11 +21,12 @@ Rules, all replacing only the secret value with ``[REDACTED_SECRET]``:
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 from mnemolog.domain.transcript import Transcript
@@ -220,10 +221,10 @@ def _secret_span(match: re.Match[str], group: int | None) -> Span | None:
     return (start, end) if end > start else None
 
 
-def _keyword_windows(text: str, hint: re.Pattern[str] = _KEYWORD_HINT) -> list[Span]:
-    """Stretches of ``text`` around secret-sounding words, clipped to their lines."""
+def _keyword_windows(text: str, hint: re.Pattern[str] = _KEYWORD_HINT, lowered: str | None = None) -> list[Span]:
+    """Stretches of ``text`` around secret-sounding words, clipped to their lines (``lowered``: ``text.lower()``)."""
     windows: list[Span] = []
-    for hit in hint.finditer(text.lower()):
+    for hit in hint.finditer(text.lower() if lowered is None else lowered):
         line_start = text.rfind("\n", 0, hit.start()) + 1
         line_end = text.find("\n", hit.end())
         line_end = len(text) if line_end < 0 else line_end
@@ -241,8 +242,8 @@ def _plausible_value(value: str) -> bool:
     return not _CODE_REFERENCE.match(value) and value.upper() != REDACTED.strip("[]")
 
 
-def _keyword_spans(text: str) -> Iterator[Span]:
-    for start, end in _keyword_windows(text):
+def _keyword_spans(text: str, lowered: str | None = None) -> Iterator[Span]:
+    for start, end in _keyword_windows(text, _KEYWORD_HINT, lowered):
         window = text[start:end]
         for pattern, group in _KEYWORD_RULES:
             for match in pattern.finditer(window):
@@ -260,31 +261,128 @@ def _keyword_spans(text: str) -> Iterator[Span]:
                     yield start + a, start + b
 
 
+# ---- the prefilter: a rule runs only on a text holding a literal every match of it contains.
+# The literals are read from each compiled pattern (so detect-secrets' rules get them too), and
+# the check is a substring test, so a skipped rule is one that could not have matched.
+
+Needs = tuple[frozenset[str], bool] | None  # (any of these literals, compared case-folded), or no filter
+
+
+def _required(parsed: Any, icase: bool) -> frozenset[str] | None:
+    """Literals one of which every match of ``parsed`` contains (None when none can be told)."""
+    from re import _constants as c  # type: ignore[attr-defined]
+
+    best: frozenset[str] | None = None
+
+    def consider(found: frozenset[str] | None) -> None:
+        nonlocal best
+        if found and all(found) and (best is None or min(map(len, found)) > min(map(len, best))):
+            best = found
+
+    run: list[str] = []
+    for op, arg in parsed:
+        if op is c.LITERAL:
+            run.append(chr(arg))
+            continue
+        if op is c.AT:  # zero-width (\b, ^): the literals around it stay adjacent
+            continue
+        consider(frozenset({"".join(run)}) if run else None)
+        run = []
+        if op is c.SUBPATTERN:
+            _, add_flags, del_flags, sub = arg
+            if not (add_flags | del_flags) & c.SRE_FLAG_IGNORECASE:
+                consider(_required(sub, icase))
+        elif op is c.BRANCH:
+            alternatives = [_required(branch, icase) for branch in arg[1]]
+            if all(alternatives):
+                consider(frozenset().union(*alternatives))  # type: ignore[arg-type]
+        elif op in (c.MAX_REPEAT, c.MIN_REPEAT) and arg[0] >= 1:
+            consider(_required(arg[2], icase))
+    consider(frozenset({"".join(run)}) if run else None)
+    return best
+
+
+@cache
+def _needs(pattern: re.Pattern[str]) -> Needs:
+    """What ``pattern`` needs in a text before it is worth running."""
+    from re import _parser  # type: ignore[attr-defined]
+
+    icase = bool(pattern.flags & re.IGNORECASE)
+    try:
+        found = _required(_parser.parse(pattern.pattern, pattern.flags & ~re.UNICODE), icase)
+    except Exception:  # pragma: no cover - an unparsable pattern simply always runs
+        return None
+    if not found or (icase and not all(literal.isascii() for literal in found)):
+        return None
+    return frozenset(literal.lower() for literal in found) if icase else found, icase
+
+
+def fold(text: str) -> str:
+    """``text`` lower-cased so that a case-insensitive ASCII literal found by ``re`` is a substring of it.
+
+    ``re`` also matches İ (U+0130) and ı (U+0131) to i, ſ (U+017F) to s and the
+    Kelvin sign to k; ``str.lower`` turns İ into two characters, so those are
+    mapped first (tests/unit/test_redaction_prefilter.py checks the list).
+    """
+    if not text.isascii():
+        text = text.replace("\u0130", "i").replace("\u0131", "i").replace("\u017f", "s")
+    return text.lower()
+
+
+class _Text:
+    """One text and its folded form, computed once and only if a rule asks for it."""
+
+    __slots__ = ("_folded", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._folded: str | None = None
+
+    def may_match(self, pattern: re.Pattern[str]) -> bool:
+        needs = _needs(pattern)
+        if needs is None:
+            return True
+        literals, icase = needs
+        if icase:
+            if self._folded is None:
+                self._folded = fold(self.text)
+            haystack = self._folded
+        else:
+            haystack = self.text
+        return any(literal in haystack for literal in literals)
+
+
 def _find_spans(text: str) -> list[Span]:
     spans: list[Span] = []
+    probe = _Text(text)
     if "PRIVATE KEY" in text:
         spans.extend(match.span() for match in _PRIVATE_KEY_BLOCK.finditer(text))
     if "PuTTY-User-Key-File" in text:
         spans.extend(match.span() for match in _PUTTY_KEY.finditer(text))
     for pattern, group in _EXTRA_RULES:
+        if not probe.may_match(pattern):
+            continue
         for match in pattern.finditer(text):
             span = _secret_span(match, group)
             if span:
                 spans.append(span)
     for pattern, lib_group in _library_rules():
+        if not probe.may_match(pattern):
+            continue
         for match in pattern.finditer(text):
             span = _secret_span(match, lib_group)
             if span and span[1] - span[0] >= 6:
                 spans.append(span)
-    spans.extend(_keyword_spans(text))
-    for start, end in _keyword_windows(text, _ASSIGNMENT_HINT):
+    lowered = text.lower()  # one lower-cased copy for both keyword scans
+    spans.extend(_keyword_spans(text, lowered))
+    for start, end in _keyword_windows(text, _ASSIGNMENT_HINT, lowered):
         window = text[start:end]
         for pattern, lib_group in _library_assignment_rules():
             for match in pattern.finditer(window):
                 span = _secret_span(match, lib_group)
                 if span:
                     spans.append((start + span[0], start + span[1]))
-    for match in _ASSIGNMENT.finditer(text):
+    for match in _ASSIGNMENT.finditer(text) if probe.may_match(_ASSIGNMENT) else ():
         name, value = match.group(1), match.group(2)
         if not _ID_NAME.search(name) and _looks_random(name, value):
             spans.append(match.span(2))
@@ -324,25 +422,51 @@ def redact(text: str) -> tuple[str, int]:
     return "".join(pieces), len(spans)
 
 
+# Every text field of a transcript that is stored: secrets hide in paths and branch names too
+# (a token in a folder name, a password in a remote URL).
+ITEM_FIELDS = ("text", "tool", "call_id")
+META_FIELDS = (
+    "first_user_message", "cwd", "path", "git_branch", "git_remote", "git_commit",
+    "agent_version", "origin", "memory_mode", "native_id",
+)
+
+
 def redact_transcript(transcript: Transcript) -> tuple[Transcript, int]:
     """Redact every session-derived text of a transcript; return it and the total count.
 
-    Items' text and the first user message are redacted; ids, paths, the cwd
-    and other metadata are left as they are.
+    Items' text, tool names and call ids, and every text of the metadata (the
+    first user message, cwd, file path, git branch, remote and commit, agent
+    version, origin, the agent's session id) are redacted. A native id that
+    held a secret becomes ``redacted-<hash>``, so two such sessions stay apart.
     """
     total = 0
     items = []
     for item in transcript.items:
-        clean, count = redact(item.text)
+        update, count = _redacted_fields(item, ITEM_FIELDS)
         total += count
-        items.append(item.model_copy(update={"text": clean}) if count else item)
+        items.append(item.model_copy(update=update) if update else item)
     meta = transcript.meta
-    if meta.first_user_message:
-        clean, count = redact(meta.first_user_message)
-        if count:
-            total += count
-            meta = meta.model_copy(update={"first_user_message": clean})
-    return transcript.model_copy(update={"items": tuple(items), "meta": meta}), total
+    update, count = _redacted_fields(meta, META_FIELDS)
+    if "native_id" in update:
+        update["native_id"] = "redacted-" + hashlib.sha256(meta.native_id.encode()).hexdigest()[:24]
+    total += count
+    if update:
+        meta = meta.model_copy(update=update)
+    warnings = tuple(redact(note)[0] for note in transcript.warnings)
+    return transcript.model_copy(update={"items": tuple(items), "meta": meta, "warnings": warnings}), total
+
+
+def _redacted_fields(value: Any, names: tuple[str, ...]) -> tuple[dict[str, str], int]:
+    update: dict[str, str] = {}
+    total = 0
+    for name in names:
+        text = getattr(value, name)
+        if isinstance(text, str) and text:
+            clean, count = redact(text)
+            if count:
+                update[name] = clean
+                total += count
+    return update, total
 
 
 class SecretRedactor:

@@ -56,7 +56,7 @@ def find_repo_root(cwd: str) -> str | None:
         current = os.path.abspath(cwd)
     except (OSError, ValueError):
         return None
-    if not os.path.isdir(current):
+    if not _is_dir(current):
         return None
     while True:
         if os.path.exists(os.path.join(current, ".git")):
@@ -68,6 +68,25 @@ def find_repo_root(cwd: str) -> str | None:
 
 
 def project_scope(git_remote: str | None, cwd: str | None) -> str:
+    """The scope key of a project (see :func:`_scope_key`), with any secret in it redacted.
+
+    A token in a folder name would otherwise be stored in every event that
+    names the scope; ingest and every reader redact the same way, so a project
+    finds its memories under the same key.
+    """
+    key = _scope_key(git_remote, cwd)
+    if not _MAY_HOLD_SECRET.search(key.partition(":")[2]):
+        return key  # short path parts only: the redactor (slow to load) would find nothing
+    from mnemolog.adapters.redaction import redact
+
+    return redact(key)[0]
+
+
+# What every redaction rule needs: a run of 16+ token characters, or an assignment / credentials.
+_MAY_HOLD_SECRET = re.compile(r"[^/\\\s]{16,}|[=@:]")
+
+
+def _scope_key(git_remote: str | None, cwd: str | None) -> str:
     """Return the scope key of a project.
 
     Formats, in order of preference:
@@ -115,13 +134,20 @@ def git_remote(cwd: str) -> str | None:
     return remote if done.returncode == 0 and remote else None
 
 
+def _is_dir(path: str) -> bool:
+    try:
+        return Path(path).is_dir()
+    except (OSError, ValueError):  # a name too long for the file system, a NUL
+        return False
+
+
 class GitScopes:
     """The scope lookup ingest uses: a session's git remote and its project scope key."""
 
     def remote_of(self, transcript: Transcript) -> str | None:
         """The session's git remote: as recorded, else asked of its repository when that is on this machine."""
         meta = transcript.meta
-        if meta.git_remote is None and meta.cwd and Path(meta.cwd).is_dir():
+        if meta.git_remote is None and meta.cwd and _is_dir(meta.cwd):
             # Claude Code records no remote: ask the repository, so both agents share a scope.
             return git_remote(meta.cwd)
         return meta.git_remote

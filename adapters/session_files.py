@@ -2,9 +2,13 @@
 
 A session file is JSON Lines, plain (``*.jsonl``) or zstd-compressed
 (``*.jsonl.zst``). Files are read as bytes and decoded one line at a time, so a
-bad line (truncated, not UTF-8, too long, not JSON) is counted in
-``Transcript.skipped`` and the rest of the file is still read. Problems with the
-file as a whole raise :class:`SessionReadError` with a one-line message.
+bad line (truncated, not UTF-8, too long, nested too deep, not JSON, a field a
+reader cannot take) is counted in ``Transcript.skipped``, named with its line
+number in ``Transcript.warnings``, and the rest of the file is still read.
+Problems with the file as a whole (not a regular file, over the size limit,
+bad zstd data, nothing readable) raise :class:`SessionReadError` with a
+one-line message. Only regular files are opened, without blocking, so a FIFO
+or a device named like a session cannot hang a run; see :class:`ReadLimits`.
 """
 
 from __future__ import annotations
@@ -14,7 +18,9 @@ import hashlib
 import io
 import json
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+import re
+import stat
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -24,10 +30,18 @@ from mnemolog.adapters.claude_reader import CLAUDE_LINE_TYPES, read_claude_recor
 from mnemolog.adapters.codex_reader import read_codex_records
 from mnemolog.adapters.transcript_lines import with_lines
 from mnemolog.domain.ports import SessionUnreadable
-from mnemolog.domain.transcript import Transcript
+from mnemolog.domain.transcript import SessionMeta, Transcript
 
 MAX_LINE_BYTES = 8 * 1024 * 1024
 """Lines longer than this are skipped (reason ``line too long``) without being held whole."""
+MAX_FILE_BYTES = 1024 * 1024 * 1024
+"""Files (decompressed) larger than this are skipped as a whole."""
+MAX_NESTING = 64
+"""JSON nested deeper than this (arrays and objects) is skipped (reason ``nested too deep``)."""
+MAX_BAD_RECORDS = 50
+"""A file with more lines than this that no reader can take is skipped as a whole."""
+MAX_WARNINGS = 5
+"""Line warnings kept per file (the counts in ``skipped`` are complete)."""
 
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 _DRAIN_CHUNK = 1024 * 1024
@@ -37,6 +51,15 @@ _SUFFIXES = (".jsonl", ".jsonl.zst")
 CODEX = "codex"
 CLAUDE_CODE = "claude-code"
 UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class ReadLimits:
+    """What a session file may hold before a line or the file is skipped (settings ``max_*``)."""
+
+    max_line_bytes: int = MAX_LINE_BYTES
+    max_file_bytes: int = MAX_FILE_BYTES
+    max_nesting: int = MAX_NESTING
 
 
 class SessionReadError(SessionUnreadable):
@@ -62,13 +85,16 @@ class DecodedLines:
     """The JSON objects of a session file, with counts of what could not be decoded."""
 
     records: list[dict[str, Any]] = field(default_factory=list)
-    record_lines: list[int] = field(default_factory=list)  # the file line (1 = first) of each record
     line_count: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
+    numbers: list[int] = field(default_factory=list)  # the line number of each record
+    problems: list[tuple[int, str]] = field(default_factory=list)  # (line number, reason)
 
-    def skip(self, reason: str) -> None:
-        """Count one skipped line under ``reason``."""
+    def skip(self, reason: str, line: int = 0) -> None:
+        """Count one skipped line under ``reason`` (``line``: its number, from 1)."""
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
+        if line:
+            self.problems.append((line, reason))
 
 
 # --------------------------------------------------------------------------- roots
@@ -133,15 +159,24 @@ def discover(paths: Iterable[str | os.PathLike[str]]) -> list[SessionFile]:
     visited_dirs: set[tuple[int, int]] = set()
     for raw in paths:
         path = Path(raw).expanduser()
-        if path.is_dir():
-            for file_path in _walk(path, visited_dirs):
-                found.setdefault(file_path, _describe(file_path))
+        if _is_dir(path):
+            for file_path, error in _walk(path, visited_dirs):
+                found.setdefault(file_path, _describe(file_path) if error is None else
+                                 SessionFile(file_path, _source_from_location(file_path) or UNKNOWN, error))
         else:
             found.setdefault(path, _describe(path))
     return [found[key] for key in sorted(found)]
 
 
-def _walk(root: Path, visited: set[tuple[int, int]]) -> Iterator[Path]:
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except (OSError, ValueError):  # a name too long, a NUL: not a folder we can walk
+        return False
+
+
+def _walk(root: Path, visited: set[tuple[int, int]]) -> Iterator[tuple[Path, str | None]]:
+    """Session file names under ``root``, each with None, or a folder that could not be listed with why."""
     stack = [root]
     while stack:
         folder = stack.pop()
@@ -155,7 +190,9 @@ def _walk(root: Path, visited: set[tuple[int, int]]) -> Iterator[Path]:
         visited.add(key)
         try:
             entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
-        except OSError:
+        except OSError as exc:
+            # Reported, not skipped silently: the sessions in it are not being read.
+            yield folder, f"cannot list this folder: {_os_error_reason(exc)}"
             continue
         for entry in entries:
             entry_path = Path(entry.path)
@@ -166,15 +203,24 @@ def _walk(root: Path, visited: set[tuple[int, int]]) -> Iterator[Path]:
             if is_dir:
                 stack.append(entry_path)
             elif _is_session_name(entry.name):
-                yield entry_path
+                yield entry_path, None
 
 
 def _describe(path: Path) -> SessionFile:
     try:
-        os.stat(path)
-    except OSError as exc:
+        info = os.stat(path)
+    except (OSError, ValueError) as exc:
+        reason = _os_error_reason(exc) if isinstance(exc, OSError) else "invalid file name"
         return SessionFile(
-            path=path, source=_source_from_location(path) or UNKNOWN, error=_os_error_reason(exc)
+            path=path,
+            source=_source_from_location(path) or UNKNOWN,
+            error=reason,
+        )
+    if not stat.S_ISREG(info.st_mode):
+        return SessionFile(
+            path=path,
+            source=_source_from_location(path) or UNKNOWN,
+            error=_not_regular(info.st_mode),
         )
     source = _source_from_location(path)
     if source is None:
@@ -194,7 +240,7 @@ def _source_from_location(path: Path) -> str | None:
 
 def _source_from_content(path: Path) -> str:
     try:
-        with open(path, "rb") as handle:
+        with _open_regular(path) as handle:
             head = handle.read(_SNIFF_BYTES)
             if head.startswith(_ZSTD_MAGIC):
                 handle.seek(0)
@@ -206,7 +252,7 @@ def _source_from_content(path: Path) -> str:
     for line in head.splitlines()[:20]:
         try:
             value = json.loads(line)
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, UnicodeDecodeError, RecursionError):
             continue
         if isinstance(value, dict):
             records.append(value)
@@ -219,16 +265,91 @@ def _source_from_content(path: Path) -> str:
 # ------------------------------------------------------------------------- reading
 
 
-def content_hash(path: str | os.PathLike[str]) -> str:
-    """Return the hex SHA-256 of the file's raw bytes (compressed bytes for ``.zst``)."""
-    digest = hashlib.sha256()
+def display_path(path: str | os.PathLike[str]) -> str:
+    """``path`` as text that can be stored and printed: bytes that are not UTF-8 become U+FFFD."""
+    return os.fsencode(path).decode("utf-8", "replace")
+
+
+def _not_regular(mode: int) -> str:
+    kinds = (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISDIR, "a directory"),
+    )
+    kind = next((name for test, name in kinds if test(mode)), "not a plain file")
+    return f"not a regular file ({kind})"
+
+
+def _open_regular(path: str | os.PathLike[str], limits: ReadLimits | None = None) -> IO[bytes]:
+    """Open a regular file for reading; anything else (FIFO, device, socket) raises SessionReadError.
+
+    Opened without blocking, then checked on the open descriptor: a FIFO put in
+    place after a check cannot hang the open or the reads.
+    """
     try:
-        with open(path, "rb") as handle:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise SessionReadError(display_path(path), _os_error_reason(exc)) from exc
+    except ValueError as exc:  # a NUL in the name
+        raise SessionReadError(display_path(path), "invalid file name") from exc
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise SessionReadError(display_path(path), _not_regular(info.st_mode))
+        if limits is not None and info.st_size > limits.max_file_bytes:
+            raise SessionReadError(display_path(path), _too_large(info.st_size, limits))
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _too_large(size: int, limits: ReadLimits) -> str:
+    return f"larger than the limit of {limits.max_file_bytes} bytes ({size} bytes; setting max_file_bytes)"
+
+
+def content_hash(path: str | os.PathLike[str], limits: ReadLimits | None = None) -> str:
+    """Return the hex SHA-256 of the file's raw bytes (compressed bytes for ``.zst``).
+
+    Only a regular file within ``limits.max_file_bytes`` is hashed; anything
+    else raises :class:`SessionReadError`.
+    """
+    limits = limits or ReadLimits()
+    digest = hashlib.sha256()
+    with _open_regular(path, limits) as handle:
+        try:
             for chunk in iter(lambda: handle.read(_DRAIN_CHUNK), b""):
                 digest.update(chunk)
-    except OSError as exc:
-        raise SessionReadError(path, _os_error_reason(exc)) from exc
+        except OSError as exc:
+            raise SessionReadError(display_path(path), _os_error_reason(exc)) from exc
     return digest.hexdigest()
+
+
+class _FileTooLarge(Exception):
+    pass
+
+
+class _CappedStream(io.RawIOBase):
+    """A read-only stream that raises ``_FileTooLarge`` past ``cap`` bytes (zstd bombs)."""
+
+    def __init__(self, inner: IO[bytes], cap: int) -> None:
+        self._inner = inner
+        self._left = cap
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        data = self._inner.read(len(buffer))
+        self._left -= len(data)
+        if self._left < 0:
+            raise _FileTooLarge
+        buffer[: len(data)] = data
+        return len(data)
 
 
 def _iter_raw_lines(stream: IO[bytes], max_line_bytes: int) -> Iterator[bytes | None]:
@@ -247,66 +368,111 @@ def _iter_raw_lines(stream: IO[bytes], max_line_bytes: int) -> Iterator[bytes | 
         yield chunk
 
 
-def _decode_into(lines: DecodedLines, stream: IO[bytes], max_line_bytes: int) -> None:
-    first = True
-    for physical, raw in enumerate(_iter_raw_lines(stream, max_line_bytes), start=1):
+# A JSON escape of a UTF-16 surrogate (\ud800-\udfff) or of NUL: the only ways a decoded
+# string can hold text that cannot be stored (lone surrogates) or that PostgreSQL refuses.
+_RISKY_ESCAPE = re.compile(rb"\\u(?:[dD][89a-fA-F]|0000)")
+_UNSTORABLE = re.compile("[\ud800-\udfff\x00]")
+
+
+def _clean_strings(value: Any) -> Any:
+    """``value`` with lone surrogates and NULs in every string (keys too) replaced by U+FFFD."""
+    if isinstance(value, str):
+        return _UNSTORABLE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {_clean_strings(k): _clean_strings(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clean_strings(item) for item in value]
+    return value
+
+
+def _nesting(value: Any, limit: int) -> bool:
+    """True when ``value`` nests arrays and objects no deeper than ``limit`` (iterative: no recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        current, depth = stack.pop()
+        if depth > limit:
+            return False
+        children = current.values() if isinstance(current, dict) else current
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return True
+
+
+def _decode_line(raw: bytes, limits: ReadLimits) -> dict[str, Any] | str:
+    """One line's object, or the reason it is skipped."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return "invalid utf-8"
+    try:
+        value = json.loads(text)
+    except RecursionError:  # the C decoder recurses: thousands deep fails here, safely
+        return "nested too deep"
+    except ValueError:
+        return "unparseable line"
+    if not isinstance(value, dict):
+        return "unparseable line"
+    if not _nesting(value, limits.max_nesting):
+        return "nested too deep"
+    if _RISKY_ESCAPE.search(raw):
+        cleaned: dict[str, Any] = _clean_strings(value)
+        return cleaned
+    return value
+
+
+def _decode_into(lines: DecodedLines, stream: IO[bytes], limits: ReadLimits) -> None:
+    number = 0
+    for raw in _iter_raw_lines(stream, limits.max_line_bytes):
+        number += 1
         if raw is None:
             lines.line_count += 1
-            lines.skip("line too long")
-            first = False
+            lines.skip("line too long", number)
             continue
-        if first and raw.startswith(b"\xef\xbb\xbf"):
+        if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
             raw = raw[3:]
-        first = False
         if not raw.strip():
             continue
         lines.line_count += 1
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            lines.skip("invalid utf-8")
-            continue
-        try:
-            value = json.loads(text)
-        except ValueError:
-            lines.skip("unparseable line")
-            continue
-        if not isinstance(value, dict):
-            lines.skip("unparseable line")
+        value = _decode_line(raw, limits)
+        if isinstance(value, str):
+            lines.skip(value, number)
             continue
         lines.records.append(value)
-        lines.record_lines.append(physical)
+        lines.numbers.append(number)
 
 
 def decode_lines(
-    path: str | os.PathLike[str], *, max_line_bytes: int = MAX_LINE_BYTES
+    path: str | os.PathLike[str],
+    *,
+    max_line_bytes: int = MAX_LINE_BYTES,
+    limits: ReadLimits | None = None,
 ) -> DecodedLines:
     """Read a (possibly zstd-compressed) JSON Lines file into objects, counting bad lines.
 
-    Raises :class:`SessionReadError` for an empty, unreadable or undecompressable file.
+    Raises :class:`SessionReadError` for an empty, unreadable, oversized, not
+    regular or undecompressable file.
     """
-    try:
-        info = os.stat(path)
-    except OSError as exc:
-        raise SessionReadError(path, _os_error_reason(exc)) from exc
-    if os.path.isdir(path):
-        raise SessionReadError(path, "is a directory")
-    if info.st_size == 0:
-        raise SessionReadError(path, "empty file")
+    limits = limits or ReadLimits(max_line_bytes=max_line_bytes)
+    shown = display_path(path)
     lines = DecodedLines()
-    try:
-        with open(path, "rb") as handle:
+    with _open_regular(path, limits) as handle:
+        try:
+            if os.fstat(handle.fileno()).st_size == 0:
+                raise SessionReadError(shown, "empty file")
             magic = handle.read(4)
             handle.seek(0)
             if magic == _ZSTD_MAGIC:
                 reader = zstandard.ZstdDecompressor().stream_reader(handle)
-                _decode_into(lines, io.BufferedReader(reader), max_line_bytes)
+                capped = io.BufferedReader(_CappedStream(reader, limits.max_file_bytes))
+                _decode_into(lines, capped, limits)
             else:
-                _decode_into(lines, handle, max_line_bytes)
-    except zstandard.ZstdError as exc:
-        raise SessionReadError(path, f"not a valid zstd file ({exc})") from exc
-    except OSError as exc:
-        raise SessionReadError(path, _os_error_reason(exc)) from exc
+                _decode_into(lines, handle, limits)
+        except zstandard.ZstdError as exc:
+            raise SessionReadError(shown, f"not a valid zstd file ({exc})") from exc
+        except _FileTooLarge as exc:
+            raise SessionReadError(shown, "decompresses to more than the limit of "
+                                   f"{limits.max_file_bytes} bytes (setting max_file_bytes)") from exc
+        except OSError as exc:
+            raise SessionReadError(shown, _os_error_reason(exc)) from exc
     return lines
 
 
@@ -344,37 +510,158 @@ def detect_format(records: Iterable[Mapping[str, Any]]) -> str | None:
     return None
 
 
+Reader = Callable[..., Transcript]
+
+
 def read_session(
-    path: str | os.PathLike[str], *, max_line_bytes: int = MAX_LINE_BYTES
+    path: str | os.PathLike[str],
+    *,
+    max_line_bytes: int = MAX_LINE_BYTES,
+    limits: ReadLimits | None = None,
 ) -> Transcript:
     """Read one Codex or Claude Code session file into a ``Transcript``.
 
     The format is detected from the content, not the name. Line-level problems
-    are counted in ``Transcript.skipped``; file-level problems (empty, no
-    permission, symlink loop, bad zstd data, not a session file, no readable
-    line) raise :class:`SessionReadError`.
+    are counted in ``Transcript.skipped`` and named (file and line) in
+    ``Transcript.warnings``; file-level problems (empty, no permission, symlink
+    loop, not a regular file, over the size limit, bad zstd data, not a session
+    file, no readable line) raise :class:`SessionReadError`.
     """
-    lines = decode_lines(path, max_line_bytes=max_line_bytes)
+    limits = limits or ReadLimits(max_line_bytes=max_line_bytes)
+    lines = decode_lines(path, limits=limits)
+    shown_path = display_path(os.path.abspath(path))
     if not lines.records:
         summary = ", ".join(f"{count} {reason}" for reason, count in sorted(lines.skipped.items()))
-        raise SessionReadError(path, f"no readable lines ({summary or 'only blank lines'})")
+        raise SessionReadError(shown_path, f"no readable lines ({summary or 'only blank lines'})")
     kind = detect_format(lines.records)
-    shown_path = os.path.abspath(path)
     if kind in (CODEX, "codex-legacy"):
-        transcript = read_codex_records(
-            lines.records, path=shown_path, line_count=lines.line_count, skipped=lines.skipped
-        )
+        reader: Reader = read_codex_records
     elif kind == CLAUDE_CODE:
-        transcript = read_claude_records(
-            lines.records, path=shown_path, line_count=lines.line_count, skipped=lines.skipped
-        )
+        reader = read_claude_records
     else:
-        raise SessionReadError(path, "not a Codex or Claude Code session file")
-    return with_lines(transcript, lines.records, lines.record_lines)
+        raise SessionReadError(shown_path, "not a Codex or Claude Code session file")
+    transcript = with_lines(_read_guarded(reader, lines, shown_path), lines.records, lines.numbers)  # evidence spans cite lines
+    notes = [f"{shown_path}:{line}: {reason} (line skipped)" for line, reason in sorted(lines.problems)]
+    if len(notes) > MAX_WARNINGS:
+        notes = [*notes[:MAX_WARNINGS], f"{shown_path}: {len(notes) - MAX_WARNINGS} more lines skipped"]
+    meta, field_notes = checked_meta(transcript.meta, shown_path)
+    return storable(transcript.model_copy(update={"meta": meta, "warnings": (*notes, *field_notes)}))
+
+
+def _storable_fields(item: Any) -> Any:
+    update = {
+        name: _UNSTORABLE.sub("\ufffd", value)
+        for name in ("text", "tool", "call_id")
+        if isinstance(value := getattr(item, name), str) and _UNSTORABLE.search(value)
+    }
+    return item.model_copy(update=update) if update else item
+
+
+def storable(transcript: Transcript) -> Transcript:
+    """``transcript`` with lone surrogates and NULs replaced in every text (readers decode JSON inside strings too)."""
+    items = [_storable_fields(item) for item in transcript.items]
+    meta_update = {
+        name: _UNSTORABLE.sub("\ufffd", value)
+        for name, value in transcript.meta.model_dump().items()
+        if isinstance(value, str) and _UNSTORABLE.search(value)
+    }
+    if meta_update:
+        transcript = transcript.model_copy(update={"meta": transcript.meta.model_copy(update=meta_update)})
+    return transcript.model_copy(update={"items": tuple(items)})
+
+
+def _read_guarded(reader: Reader, lines: DecodedLines, path: str) -> Transcript:
+    """Run ``reader`` over the records; a record it cannot take is dropped as a bad line, not the file.
+
+    A reader raising on some input is a bug in its field checks; the record
+    that makes it raise is found by bisection over prefixes (the readers are
+    deterministic), skipped with its line number, and the rest read again.
+    """
+    records, numbers = list(lines.records), list(lines.numbers)
+
+    def run(count: int) -> Transcript:
+        return reader(records[:count], path=path, line_count=lines.line_count, skipped=lines.skipped)
+
+    for _ in range(MAX_BAD_RECORDS):
+        try:
+            return run(len(records))
+        except Exception as error:
+            failing = _first_failing(run, len(records))
+            if failing is None:
+                raise SessionReadError(path, f"cannot be read ({type(error).__name__})") from error
+            lines.skip(f"invalid field ({type(error).__name__})", numbers[failing])
+            del records[failing], numbers[failing]
+            if not records:
+                raise SessionReadError(path, "no readable lines") from error
+    raise SessionReadError(path, f"more than {MAX_BAD_RECORDS} lines no reader can take")
+
+
+def _first_failing(run: Callable[[int], Transcript], count: int) -> int | None:
+    """The index of the record whose prefix first makes ``run`` raise (None: even the empty one does)."""
+    if _raises(run, 0):
+        return None
+    low, high = 0, count  # run(low) passes, run(high) raises
+    while high - low > 1:
+        middle = (low + high) // 2
+        if _raises(run, middle):
+            high = middle
+        else:
+            low = middle
+    return high - 1
+
+
+def _raises(run: Callable[[int], Transcript], count: int) -> bool:
+    try:
+        run(count)
+    except Exception:
+        return True
+    return False
+
+
+MAX_PATH_CHARS = 4096
+MAX_BRANCH_CHARS = 1024
+MAX_FIELD_CHARS = 2048
+
+
+def checked_meta(meta: SessionMeta, path: str) -> tuple[SessionMeta, list[str]]:
+    """``meta`` with fields no session could really hold dropped, and a warning for each.
+
+    A cwd must be an absolute path of at most 4,096 characters (a relative
+    ``.`` would name no project); a branch at most 1,024; other names 2,048.
+    """
+    update: dict[str, Any] = {}
+    notes: list[str] = []
+    cwd = meta.cwd
+    if cwd is not None:
+        problem = None
+        if len(cwd) > MAX_PATH_CHARS:
+            problem = f"longer than {MAX_PATH_CHARS} characters"
+        elif "\ufffd" in cwd or not cwd.strip():
+            problem = "not a usable path"
+        elif not (cwd.startswith(("/", "~")) or re.match(r"^[A-Za-z]:[\\/]", cwd)):
+            problem = f"not an absolute path ({cwd[:40]!r})"
+        if problem:
+            update["cwd"] = None
+            notes.append(f"{path}: working folder ignored: {problem}")
+    limits = {"git_branch": MAX_BRANCH_CHARS, "git_remote": MAX_FIELD_CHARS, "git_commit": MAX_FIELD_CHARS,
+              "agent_version": MAX_FIELD_CHARS, "origin": MAX_FIELD_CHARS, "memory_mode": MAX_FIELD_CHARS,
+              "native_id": MAX_FIELD_CHARS}
+    for name, limit in limits.items():
+        value = getattr(meta, name)
+        if isinstance(value, str) and len(value) > limit:
+            if name == "native_id":
+                update[name] = "sha256-" + hashlib.sha256(value.encode()).hexdigest()
+            else:
+                update[name] = None
+            notes.append(f"{path}: {name.replace('_', ' ')} ignored: longer than {limit} characters")
+    return (meta.model_copy(update=update) if update else meta), notes
 
 
 class SessionFiles:
     """The session source ingest reads: Codex and Claude Code files on disk."""
+
+    def __init__(self, limits: ReadLimits | None = None) -> None:
+        self.limits = limits or ReadLimits()
 
     def discover(self, paths: Sequence[Path]) -> list[SessionFile]:
         """Every session file under ``paths`` (see :func:`discover`)."""
@@ -382,8 +669,8 @@ class SessionFiles:
 
     def content_hash(self, path: Path) -> str:
         """The SHA-256 of the file's raw bytes; raises :class:`SessionReadError`."""
-        return content_hash(path)
+        return content_hash(path, self.limits)
 
     def read(self, path: Path) -> Transcript:
         """The file's transcript; raises :class:`SessionReadError`."""
-        return read_session(path)
+        return read_session(path, limits=self.limits)

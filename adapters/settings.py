@@ -53,14 +53,21 @@ class Settings(BaseSettings):
     consolidate_api_key: SecretStr | None = None
     openai_api_key: SecretStr | None = Field(default=None, validation_alias="OPENAI_API_KEY")
     openai_base_url: str | None = Field(default=None, validation_alias="OPENAI_BASE_URL")
-    model_timeout: float = 120.0
+    model_timeout: float = Field(default=120.0, description="Seconds to wait for a model's first answer byte, before the input's share (below).")
+    model_timeout_per_1k_input: float | None = Field(default=None, description="Seconds more per 1,000 input tokens (prompt processing); unset: 20 for a local base URL, 2 for a hosted API.")
     model_retries: int = 4
     model_backoff: float = 1.0
+    model_context_tokens: int | None = Field(default=None, description="The model's context window when the server does not say (llama.cpp and vLLM say; Ollama and hosted APIs do not).")
+    model_max_output_tokens: int = Field(default=4_096, description="The cap on one answer's tokens (sent as max_tokens).")
+    model_stream: bool | None = Field(default=None, description="Stream answers (progress on a terminal, a looping answer stopped early); unset: on for a local base URL.")
+    model_concurrency: int | None = Field(default=None, description="Model requests at once in phase 1; unset: 1 for a local base URL, else extract_workers.")
     extract_workers: int = 4
     extract_input_tokens: int = 24_000
+    consolidate_input_tokens: int = Field(default=100_000, description="Phase 2's input budget (lowered to fit the model's context window).")
 
     idle_hours: float = Field(default=6.0, description="A session must be idle this long before phase 1.")
     max_age_days: float = Field(default=10.0, description="Phase 1 skips sessions older than this.")
+    extract_noninteractive: bool = Field(default=False, description="Phase 1 also takes `codex exec` and `claude -p` sessions (subagent threads never).")
     retention_days: float = Field(default=30.0, description="Phase 2 keeps extractions used (or new) within this window.")
     max_selected: int = Field(default=256, description="Phase 2 selects at most this many extractions.")
     max_attempts: int = 3
@@ -68,6 +75,10 @@ class Settings(BaseSettings):
     context_tokens: int = 3_000
     disable_on_external_context: bool = Field(default=False, description="Mark sessions that used web search or MCP tools as polluted.")
     tombstone_key: SecretStr | None = Field(default=None, description="Key for tombstone hashes; generated into home on first use.")
+    max_line_bytes: int = Field(default=8 * 1024 * 1024, gt=0, description="Session lines longer than this are skipped.")
+    max_file_bytes: int = Field(default=1024 * 1024 * 1024, gt=0, description="Session files larger than this (decompressed) are skipped.")
+    max_nesting: int = Field(default=64, gt=0, description="Session lines nested deeper than this are skipped.")
+    consolidate_lease_seconds: float = Field(default=1800.0, gt=0, description="How long a consolidation holds the lease (a dead holder on this host frees it at once).")
 
     @classmethod
     def settings_customise_sources(
@@ -93,11 +104,12 @@ def eligibility_policy(settings: Settings, since: datetime | None = None, all_se
     from mnemolog.domain.eligibility import EligibilityPolicy
 
     idle = timedelta(hours=settings.idle_hours)
+    scripted = settings.extract_noninteractive
     if all_sessions:
-        return EligibilityPolicy(idle=idle, max_age=None)
+        return EligibilityPolicy(idle=idle, max_age=None, include_noninteractive=scripted)
     if since is not None:
-        return EligibilityPolicy(idle=idle, max_age=None, since=since)
-    return EligibilityPolicy(idle=idle, max_age=timedelta(days=settings.max_age_days))
+        return EligibilityPolicy(idle=idle, max_age=None, since=since, include_noninteractive=scripted)
+    return EligibilityPolicy(idle=idle, max_age=timedelta(days=settings.max_age_days), include_noninteractive=scripted)
 
 
 def claim_policy(settings: Settings) -> ClaimPolicy:

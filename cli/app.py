@@ -17,7 +17,7 @@ from functools import cache
 from typing import Any, NamedTuple
 
 import typer
-from mnemolog.cli.output import UserError, errors
+from mnemolog.cli.output import Exit, UserError, environment_failure, errors
 from typer.core import TyperGroup
 
 
@@ -31,7 +31,7 @@ class Entry(NamedTuple):
 # In the order --help lists them. A new command goes here and in its module's register().
 COMMANDS: dict[str, Entry] = {
     "doctor": Entry("store_commands", "Which store is in use, where, how many events it holds, and whether projections are caught up."),
-    "status": Entry("store_commands", "Same as doctor."),
+    "status": Entry("store_commands", "Coverage and health: sessions seen, eligible, waiting (until when), extracted, with nothing, failed (and why), per agent and project."),
     "config": Entry("store_commands", "The effective configuration and where each value came from (secrets masked)."),
     "rebuild": Entry("store_commands", "Drop every projection and replay the whole log."),
     "follow": Entry("store_commands", "Keep the projections up to date while other processes write (LISTEN/NOTIFY on PostgreSQL, polling on SQLite)."),
@@ -40,12 +40,15 @@ COMMANDS: dict[str, Entry] = {
     "consolidate": Entry("pipeline_commands", "Phase 2: consolidate the selected extractions into memory items, as audited edits."),
     "render": Entry("pipeline_commands", "Render the memory folder (Codex's layout) from the projections."),
     "run": Entry("pipeline_commands", "The whole pipeline: ingest, extract, consolidate, render."),
+    "capture": Entry("capture_commands", "Put finished sessions into memory now: ingest, extract and consolidate them (the SessionEnd hook runs this)."),
+    "install": Entry("install_commands", "Connect an agent to mnemolog: SessionStart/SessionEnd hooks and the MCP server, with absolute paths, backups and a diff."),
     "tokens": Entry("pipeline_commands", "Tokens phase 1 sends per session, against Codex's plain serialisation; checks nothing important is lost."),
+    "eval": Entry("eval_commands", "Run the whole pipeline on an eval corpus in a fresh temporary store and score what each project's next session gets."),
     "forget": Entry("forget_commands", "Forget for good: a value (tombstone), a session or an item. Enforced by code at every read and write."),
     "lift": Entry("forget_commands", "Undo a tombstone (as an event) and restore the session texts and notes it scrubbed. Retired items stay retired."),
     "prune": Entry("forget_commands", "The retention sweep: prune stale, unselected extractions; retire items left without evidence."),
     "reset": Entry("forget_commands", "Withdraw all memory, as events (the log and its history stay)."),
-    "explain": Entry("history_commands", "The story of one memory, read only from the log."),
+    "explain": Entry("history_commands", "The story of one memory, read only from the log (scoped like show: this project's and global items)."),
     "audit": Entry("history_commands", "What one consolidation changed, edit by edit, and what code overrode or rejected."),
     "history": Entry("history_commands", "Memory at a past moment, rebuilt from the log; or what one session was served (--session)."),
     "context": Entry("read_commands", "What an agent receives when a session starts: how to use memory, and the memory of this project and the user."),
@@ -54,8 +57,13 @@ COMMANDS: dict[str, Entry] = {
     "cite": Entry("read_commands", "Record that an agent used memory: Codex citation blocks and [item:<id>] markers in its output."),
     "note": Entry("read_commands", "Leave a note the next consolidation applies (append-only); --forget places a tombstone now; --withdraw takes a note back."),
     "notes": Entry("read_commands", "The notes left with `note` (and MCP, and notes files): id, intent, scope, state, source and text."),
+    "list": Entry("list_commands", "List items, sessions, notes, tombstones or consolidation runs, with filters and short ids."),
     "mcp": Entry("read_commands", "Serve the read path as MCP tools over stdio (project from the client's roots, else --cwd)."),
     "review": Entry("review_commands", "Accept, reject or doubt a memory item (a Reviewed event; explain shows it)."),
+    "edit": Entry("edit_commands", "Rewrite a memory item's text (an Edited event; secrets are redacted, forgotten values refused)."),
+    "pin": Entry("edit_commands", "Pin a memory item: it comes first in context and the folder, and no consolidation retires it (--off unpins)."),
+    "scope": Entry("edit_commands", "Change a memory item's scope: user-wide (--user) or one project (--project P); a ScopeChanged event."),
+    "serve": Entry("serve_commands", "Serve a local web page to see and steer memory (127.0.0.1 only, unless given a token)."),
 }
 
 _SETTINGS: dict[str, Any] = {"add_completion": False, "pretty_exceptions_enable": False, "rich_markup_mode": None}
@@ -96,10 +104,24 @@ app = typer.Typer(
 )
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            number = version("mnemolog")
+        except PackageNotFoundError:  # run from a checkout that was never installed
+            number = "unknown"
+        typer.echo(f"mnemolog {number}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    show_version: bool = typer.Option(False, "--version", help="Print mnemolog's version and exit.", callback=_print_version, is_eager=True),
+) -> None:
     # A group needs a callback; the commands come from LazyCommands.
-    pass
+    del show_version
 
 
 def main(args: list[str] | None = None) -> None:
@@ -121,4 +143,10 @@ def main(args: list[str] | None = None) -> None:
     except ClickException as error:
         error.show()
         sys.exit(error.exit_code)
+    except Exception as error:
+        message = environment_failure(error)  # a full disk: one line, not a traceback
+        if message is None:
+            raise
+        errors.print(f"error: {message}", highlight=False, markup=False)
+        sys.exit(int(Exit.ERROR))
     sys.exit(code if isinstance(code, int) else 0)

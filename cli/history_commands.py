@@ -7,6 +7,7 @@ from typing import Any
 from uuid import UUID
 
 import typer
+from mnemolog.cli import options
 from mnemolog.cli.context import store
 from mnemolog.cli.options import parse_since, parse_time
 from mnemolog.cli.output import Exit, UserError, console, emit_json
@@ -30,6 +31,21 @@ def _with_agent_ids(text: str, ids: dict[str, str]) -> str:
     for internal, native in ids.items():
         text = text.replace(internal, native)
     return text
+
+
+def _item_prefix(s: Any, target: str) -> UUID | None:
+    """The item a short id names (``abcd1234``, ``[item:abcd1234]``); None when ``target`` is words, not an id."""
+    from mnemolog.domain.ids import UnknownId, normalised
+
+    text = normalised(target)
+    if len(text) < 4 or any(c not in "0123456789abcdef-" for c in text):
+        return None
+    try:
+        return options.resolve_id(s.reads(), "items", target) if text else None
+    except UserError as error:
+        if isinstance(error.__cause__, UnknownId):
+            return None  # hex-looking words: search the texts
+        raise
 
 
 def _print_story(story: dict[str, Any]) -> None:
@@ -58,6 +74,10 @@ def _print_story(story: dict[str, Any]) -> None:
             line += f" in run {entry['consolidation']}" if entry.get("consolidation") else ""
             if entry.get("reason"):
                 line += f": {_with_agent_ids(entry['reason'], ids)}"
+            if entry.get("scope"):
+                line += f" {entry['previous']} -> {entry['scope']}"
+            if entry.get("editor"):
+                line += f" ({entry['editor']})"
         elif entry.get("tombstone"):
             line += f" {entry['tombstone']}"
         console.print(line, highlight=False, markup=False)
@@ -69,25 +89,34 @@ def _print_story(story: dict[str, Any]) -> None:
     console.print(f"  cited {cites['count']} time(s){', last ' + cites['last'] if cites['last'] else ''}", highlight=False, markup=False)
 
 
+CWD = typer.Option(None, "--cwd", help="The working folder whose project is read (default: the current folder).")
+PROJECT = typer.Option(None, "--project", help="A project scope key instead of --cwd (git:host/owner/repo or path:/dir).")
+
+
 def explain(
-    target: str = typer.Argument(..., help="An item id, or words from its current or past text."),
+    target: str = typer.Argument(..., help="An item id (or a unique prefix, or [item:<id>]), or words from its current or past text."),
+    cwd: Path | None = CWD,
+    project_key: str | None = PROJECT,
     json_out: bool = JSON,
 ) -> None:
-    """The story of one memory, read only from the log."""
+    """The story of one memory, read only from the log (scoped like show: this project's and global items)."""
+    from mnemolog.cli.read_commands import _scope
     from mnemolog.projections import explain as explains
+    from rich.markup import escape
 
+    project = _scope(cwd, project_key)
     with store() as s:
         matcher = s.matcher()
-        item_id = _as_uuid(target)
+        item_id = _as_uuid(target) or _item_prefix(s, target)
         candidates: list[dict[str, Any]] = []
         if item_id is None:
-            candidates = explains.find_items(s.app, target)
+            candidates = explains.find_items(s.app, target, project=project)
             if not candidates:
-                raise UserError("no item's text, current or past, contains those words", Exit.NOT_FOUND)
+                raise UserError(f"no item's text in {project} (or global), current or past, contains those words", Exit.NOT_FOUND)
             item_id = UUID(candidates[0]["item"])
-        story = explains.explain_item(s.app, item_id, matcher)
+        story = explains.explain_item(s.app, item_id, matcher, project)
     if story is None:
-        raise UserError(f"no item {item_id}", Exit.NOT_FOUND)
+        raise UserError(f"no item {escape(str(item_id))} in {project} (or global)", Exit.NOT_FOUND)
     if candidates:
         story["candidates"] = candidates
     if json_out:
@@ -120,11 +149,32 @@ def _print_audit(report: dict[str, Any]) -> None:
     for override in report["overrides"]:
         subject = f"item {override['item_id']}" if override.get("item_id") else override.get("edit", "")
         console.print(f"  code {override['action']} {subject}: {override['reason']}", highlight=False, markup=False)
+    _print_rounds(report)
+
+
+def _print_rounds(report: dict[str, Any]) -> None:
+    """The planning rounds: rejected edits, refused plans, failed model calls, the repair round, the fallback."""
+    for r in report.get("rounds", []):
+        if r.get("error"):
+            line = f"  round {r['round']} ({r['model']}): no plan: {r['error']}"
+        elif r.get("refused"):
+            line = f"  round {r['round']} ({r['model']}): plan of {r['proposed']} edit(s) refused: {r['reason']}"
+        else:
+            line = f"  round {r['round']} ({r['model']}): {len(r['rejected'])} of {r['proposed']} edit(s) rejected"
+        console.print(line, highlight=False, markup=False)
+        for o in r["rejected"]:
+            console.print(f"    rejected {o['edit']}: {o['reason']}", highlight=False, markup=False)
+    if report.get("repair"):
+        console.print(f"  repair round {report['repair']['round']}: the model got its plan back with {len(report['repair']['problems'])} reason(s)", highlight=False, markup=False)
+    if report.get("fallback"):
+        fb = report["fallback"]
+        console.print(f"  fallback: the offline consolidator ({fb['consolidator']}) planned this run: {fb['reason']}", highlight=False, markup=False)
 
 
 def audit(
-    run: str | None = typer.Argument(None, help="A consolidation id (default: the latest run)."),
+    run: str | None = typer.Argument(None, help="A consolidation id or a unique prefix (default: the latest run)."),
     since: str | None = typer.Option(None, "--since", help="List the runs since DATE or DURATION instead."),
+    project: str | None = typer.Option(None, "--project", help="Only this project's (and global) edits and inputs."),
     json_out: bool = JSON,
 ) -> None:
     """What one consolidation changed, edit by edit, and what code overrode or rejected."""
@@ -143,10 +193,10 @@ def audit(
                 table.add_row(r["consolidation"], r["started_at"], r["status"], r["model"], *(str(c.get(k, "")) for k in ("added", "revised", "retired", "invalidated")))
             console.print(table)
             return
-        run_id = _as_uuid(run) if run else audits.latest_run(s.app)
+        run_id = options.resolve_id(s.reads(), "runs", run) if run else audits.latest_run(s.app)
         if run_id is None:
             raise UserError(f"no consolidation {run}" if run else "no consolidation has run yet", Exit.NOT_FOUND)
-        report = audits.audit_run(s.app, run_id, s.matcher())
+        report = audits.audit_run(s.app, run_id, s.matcher(), project)
     if report is None:
         raise UserError(f"no consolidation {run_id}", Exit.NOT_FOUND)
     if json_out:

@@ -12,12 +12,13 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 from urllib.parse import unquote, urlparse
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
 from mnemolog.adapters.bootstrap import Store
 from mnemolog.adapters.scope import scope_for_cwd
 from mnemolog.adapters.settings import load_settings
@@ -26,9 +27,26 @@ from mnemolog.cli.read_path import context_for, memory_folder
 from mnemolog.domain.services import cite
 from mnemolog.domain.services.injections import served_file, served_item, served_search
 from mnemolog.domain.services.read import folder_index, hit_dict, memory_file
+from pydantic import Field
 
 SERVER_NAME = "mnemolog"
 ROOTS_TIMEOUT = 5.0
+SEARCH_MAX = 50
+Kind = Literal["preference", "knowledge", "failure", "task", "skill"]  # domain.plan.ItemKindName (a test keeps them equal)
+Intent = Literal["remember", "correct"]
+NoteScope = Literal["project", "global"]
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
+
+
+def package_version() -> str:
+    """The installed mnemolog version (the server reports it to clients)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("mnemolog")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "0+unknown"
 
 INSTRUCTIONS = (
     "mnemolog is the user's memory from earlier coding sessions: their preferences and what was "
@@ -85,7 +103,7 @@ class ProjectResolver:
 
 def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCPServer[Any], Callable[[], None]]:
     """The MCP server with its tools, and a function that closes the store it opened."""
-    server: MCPServer[Any] = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS)
+    server: MCPServer[Any] = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS, version=package_version())
     resolver = ProjectResolver(default_cwd)
     opened: list[Store] = []
 
@@ -103,7 +121,7 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
             s.close()
         opened.clear()
 
-    @server.tool()
+    @server.tool(annotations=READ_ONLY)
     async def get_memory_context(ctx: Context[Any, Any], session_id: str | None = None) -> str:
         """The memory summary for this project and the user, with how to use it (what a session gets at start).
 
@@ -111,9 +129,13 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
         project = await resolver.project(ctx)
         return context_for(store(), project, session=session_id, surface="mcp:get_memory_context").text
 
-    @server.tool()
+    @server.tool(annotations=READ_ONLY)
     async def search_memory(
-        query: str, ctx: Context[Any, Any], kind: str | None = None, limit: int = 10, session_id: str | None = None
+        query: str,
+        ctx: Context[Any, Any],
+        kind: Kind | None = None,
+        limit: Annotated[int, Field(ge=1, le=SEARCH_MAX)] = 10,
+        session_id: str | None = None,
     ) -> dict[str, Any]:
         """Full-text search over current memory items of this project and the user's global ones.
 
@@ -125,13 +147,13 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
         s = store()
         try:
             hits = served_search(
-                s, TOKENIZER, query, project, kind, max(1, min(limit, 50)), session=session_id, surface="mcp:search_memory"
+                s, TOKENIZER, query, project, kind, max(1, min(limit, SEARCH_MAX)), session=session_id, surface="mcp:search_memory"
             )
         except ValueError as error:  # an unknown kind
             raise ToolError(str(error)) from error
         return {"project": project, "hits": [hit_dict(h) for h in hits]}
 
-    @server.tool()
+    @server.tool(annotations=READ_ONLY)
     async def read_memory_item(item_id: str, ctx: Context[Any, Any], session_id: str | None = None) -> dict[str, Any]:
         """One memory item with its status, trust, validity, usage and evidence sessions.
 
@@ -143,7 +165,7 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
             raise ToolError(f"no memory item {item_id} in this project")
         return item.as_dict()
 
-    @server.tool()
+    @server.tool(annotations=READ_ONLY)
     async def read_memory_file(
         ctx: Context[Any, Any],
         path: str = "memory_summary.md",
@@ -164,8 +186,10 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
             raise ToolError(f"no memory file {path!r}; the folder holds: {', '.join(folder_index(files))}")
         return text
 
-    @server.tool()
-    async def add_memory_note(text: str, ctx: Context[Any, Any], intent: str = "remember", scope: str = "project") -> dict[str, Any]:
+    @server.tool(annotations=WRITES)
+    async def add_memory_note(
+        text: str, ctx: Context[Any, Any], intent: Intent = "remember", scope: NoteScope = "project"
+    ) -> dict[str, Any]:
         """Leave a note for the next consolidation: intent 'remember' or 'correct'; scope 'project' or 'global'
         (the user, everywhere). To forget a value, the user runs `mnemolog forget` (a note would store it)."""
         if intent not in ("remember", "correct"):
@@ -183,7 +207,7 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
             raise ToolError(str(error)) from error
         return added.as_dict()
 
-    @server.tool()
+    @server.tool(annotations=WRITES)
     async def cite_memory(text: str, ctx: Context[Any, Any], session_id: str | None = None) -> dict[str, Any]:
         """Record that you used memory: pass your citation (item ids as [item:<id>], or a Codex
         <oai-mem-citation> block). Cited memories rank higher next time. session_id: your session's id, if known."""
@@ -194,7 +218,7 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
             found: str | None = folder_file(project, rel)
             return found
 
-        report = cite.record_citation(s, text, "mcp", citing_session=session_id, read_file=read)
+        report = cite.record_citation(s, text, "mcp", citing_session=session_id, read_file=read, project=project)
         if not report.citations:
             raise ToolError("no citation found: give item ids as [item:<id>] or a <oai-mem-citation> block")
         recorded: dict[str, Any] = report.as_dict()

@@ -4,8 +4,34 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+from uuid import UUID
 
-from mnemolog.cli.output import UserError
+import typer
+from mnemolog.cli.output import Exit, UserError
+
+CWD = typer.Option(None, "--cwd", help="The working folder whose project is read (default: the current folder).")
+PROJECT = typer.Option(
+    None, "--project", help="A project scope key instead of --cwd (git:host/owner/repo or path:/dir, as doctor and search print)."
+)
+
+
+def project_of(cwd: Path | None, project: str | None = None) -> str:
+    """The project a command reads: ``--project`` (a scope key), else the scope of ``--cwd`` or the current folder."""
+    from mnemolog.adapters.scope import scope_for_cwd
+    from rich.markup import escape
+
+    if project is not None:
+        if cwd is not None:
+            raise UserError("--cwd and --project exclude each other", Exit.USAGE)
+        if not project.startswith(("git:", "path:")):
+            raise UserError(f"not a project scope key: {escape(project)} (expected git:host/owner/repo or path:/dir)", Exit.USAGE)
+        return project
+    if cwd is not None and not cwd.expanduser().is_dir():
+        raise UserError(f"not a folder: {escape(str(cwd))}", Exit.USAGE)
+    return scope_for_cwd(cwd)
+
 
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*([smhdw])$")
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
@@ -29,3 +55,23 @@ def parse_time(text: str) -> datetime:
     except ValueError as error:
         raise UserError(f"not a date, time or duration: {text!r} (try 2026-01-31, 2026-01-31T12:00Z or 30d)") from error
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def resolve_id(reads: Any, what: str, reference: str, project: str | None = None) -> UUID:
+    """The id ``reference`` names (a whole id, ``[item:<id>]`` or a unique prefix), or a one-line error.
+
+    ``what`` is items, sessions, notes, tombstones or runs; with ``project``
+    another project's item or tombstone is not found. Unknown: exit 5;
+    ambiguous: exit 2 with the candidates.
+    """
+    from mnemolog.domain.ids import AmbiguousId, UnknownId
+    from mnemolog.domain.ids import resolve_id as resolve
+    from rich.markup import escape
+
+    try:
+        return resolve(reads, what, reference, project)
+    except AmbiguousId as error:
+        raise UserError(f"{escape(str(error))} (give more characters)", Exit.USAGE) from error
+    except UnknownId as error:
+        where = f" in {project} (or global)" if project is not None and what in ("items", "tombstones") else ""
+        raise UserError(escape(str(error)) + where, Exit.NOT_FOUND) from error

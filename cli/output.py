@@ -74,6 +74,25 @@ class UserError(Exception):
         self.code = code
 
 
+_DISK_FULL = (28, 122)  # ENOSPC, EDQUOT
+_FULL_MESSAGES = ("database or disk is full", "no space left on device", "disk quota exceeded", "could not extend file")
+
+
+def environment_failure(error: BaseException) -> str | None:
+    """One line for a failure of the machine rather than of mnemolog (a full disk, a read-only folder), else None."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        text = str(current).lower()
+        if (isinstance(current, OSError) and current.errno in _DISK_FULL) or any(m in text for m in _FULL_MESSAGES) or getattr(current, "sqlstate", None) == "53100":
+            return "the disk is full: free some space and run the command again (nothing was lost; the unfinished change was not recorded)"
+        if (isinstance(current, OSError) and current.errno == 30) or "readonly database" in text or "read-only file system" in text:
+            return f"cannot write the store or folder (read-only): {current}"
+        current = current.__cause__ or current.__context__
+    return None
+
+
 def fail(message: str, code: Exit = Exit.ERROR) -> typer.Exit:
     """Print one error line and return the exit to raise."""
     errors.print(f"[red]error:[/red] {message}", highlight=False)
@@ -115,5 +134,20 @@ def progress_bar(label: str, enabled: bool = True) -> Iterator[Any]:
 
         def update(done: int, total: int, name: str) -> None:
             bar.update(task, completed=done, total=total, name=name)
+
+        yield update
+
+
+@contextmanager
+def model_status(label: str, enabled: bool = True) -> Iterator[Any]:
+    """A status line for a streamed model answer on a terminal (tokens, tokens/s); None otherwise."""
+    if not enabled or not console.is_terminal:
+        yield None
+        return
+    with console.status(f"{label}: waiting for the model") as status:
+
+        def update(tokens: int, seconds: float) -> None:
+            rate = tokens / seconds if seconds > 0 else 0.0
+            status.update(f"{label}: {tokens} tokens from the model ({rate:.1f}/s, {seconds:.0f} s)")
 
         yield update

@@ -9,10 +9,11 @@ from typing import TYPE_CHECKING, Any
 import typer
 from mnemolog.cli.context import store
 from mnemolog.cli.options import parse_since
-from mnemolog.cli.output import Exit, console, emit_json, errors, progress_bar
+from mnemolog.cli.output import Exit, console, emit_json, errors, model_status, progress_bar
 
 if TYPE_CHECKING:
     from mnemolog.adapters.bootstrap import Store
+    from mnemolog.domain.ports import Consolidator
     from mnemolog.domain.services import extract as extract_service
     from mnemolog.domain.services import ingest as ingest_service
     from mnemolog.domain.services.consolidate import ConsolidationReport
@@ -41,7 +42,7 @@ def _ingest(s: Store, paths: list[Path], since: str | None, all_: bool, quiet: b
     with progress_bar("ingest", enabled=not quiet) as bar:
         return ingest_service.ingest(
             s,
-            bootstrap.session_source(),
+            bootstrap.session_source(s.settings),
             roots,
             policy,
             redactor=bootstrap.redactor(),
@@ -55,13 +56,18 @@ def _print_ingest(report: ingest_service.IngestReport) -> None:
     console.print(
         f"ingest: {report.files_read} files read; {report.new} new, {report.updated} updated, "
         f"{report.unchanged} unchanged; {report.redactions} secrets redacted"
+        + (f"; {report.duplicate} duplicate copies of recorded sessions" if report.duplicate else "")
     )
     skipped = sum(report.lines_skipped.values())
     if skipped:
         reasons = ", ".join(f"{n} {r}" for r, n in sorted(report.lines_skipped.items()))
         console.print(f"  skipped {skipped} lines: {reasons}", highlight=False)
+    from rich.markup import escape  # file names may hold brackets
+
+    for note in report.warnings:
+        errors.print(f"[yellow]warning:[/yellow] {escape(note)}", highlight=False)
     for problem in report.errors:
-        errors.print(f"[yellow]warning:[/yellow] {problem['error']}", highlight=False)
+        errors.print(f"[yellow]warning:[/yellow] {escape(problem['error'])}", highlight=False)
 
 
 def ingest(
@@ -81,9 +87,12 @@ def ingest(
         raise typer.Exit(int(Exit.PARTIAL))
 
 
-def _extract(s: Store, model: str | None, limit: int | None, workers: int | None, quiet: bool, since: str | None = None, all_: bool = False) -> tuple[extract_service.ExtractReport, str]:
+def _extract(
+    s: Store, model: str | None, limit: int | None, workers: int | None, quiet: bool, since: str | None = None, all_: bool = False,
+    retry_failed: bool = False,
+) -> tuple[extract_service.ExtractReport, str]:
     from mnemolog.adapters import bootstrap
-    from mnemolog.adapters.models import make_extractor
+    from mnemolog.adapters.models import extract_workers, make_extractor
     from mnemolog.adapters.settings import claim_policy, eligibility_policy
     from mnemolog.domain.services import extract as extract_service
 
@@ -97,10 +106,32 @@ def _extract(s: Store, model: str | None, limit: int | None, workers: int | None
             policy,
             claims=claim_policy(s.settings),
             limit=limit,
-            workers=workers or s.settings.extract_workers,
+            workers=extract_workers(s.settings, workers),
             progress=bar,
+            retry_failed=retry_failed,
         )
     return report, str(getattr(extractor, "model", None) or extractor.name)
+
+
+def _print_failures(data: dict[str, Any]) -> None:
+    """Why sessions failed, once per distinct reason, and what to do about it."""
+    reasons: dict[str, int] = {}
+    for failure in data["failures"]:
+        reasons[failure["error"]] = reasons.get(failure["error"], 0) + 1
+    for reason, count in reasons.items():
+        errors.print(f"[yellow]warning:[/yellow] {count} session(s) failed: {escape_markup(reason)}", highlight=False)
+    if data["gave_up"]:
+        errors.print(
+            "  fix the cause (e.g. the API key), then run `mnemolog extract --retry-failed`; `mnemolog status` shows every count",
+            highlight=False,
+        )
+
+
+def escape_markup(text: str) -> str:
+    """Text printed as is (rich would read ``[...]`` as markup)."""
+    from rich.markup import escape
+
+    return escape(text)
 
 
 def extract(
@@ -109,38 +140,70 @@ def extract(
     model: str | None = MODEL,
     since: str | None = SINCE,
     all_: bool = ALL,
+    retry_failed: bool = typer.Option(
+        False, "--retry-failed", help="Try again, now, the sessions whose extraction failed (e.g. after fixing the API key)."
+    ),
     json_out: bool = JSON,
 ) -> None:
     """Phase 1: extract what is worth remembering from each eligible session."""
     with store() as s:
-        report, name = _extract(s, model, limit, workers, json_out, since, all_)
+        report, name = _extract(s, model, limit, workers, json_out, since, all_, retry_failed)
     data = report.as_dict()
     if json_out:
         emit_json({**data, "model": name})
     else:
+        retried = "retried failed sessions: " if retry_failed else ""
         console.print(
-            f"extract ({name}): {data['extracted']} extracted, {data['nothing']} with nothing to keep, "
+            f"extract ({name}): {retried}{data['extracted']} extracted, {data['nothing']} with nothing to keep, "
             f"{data['failed']} failed (will retry), {data['gave_up']} failed for good, {data['skipped']} skipped"
         )
         for failure in data["failures"]:
-            errors.print(f"[yellow]warning:[/yellow] session {failure['session']}: {failure['error']}", highlight=False)
+            errors.print(f"[yellow]warning:[/yellow] session {failure['session']}: {escape_markup(failure['error'])}", highlight=False)
+        if data["gave_up"]:
+            errors.print("  fix the cause (e.g. the API key), then run `mnemolog extract --retry-failed`", highlight=False)
+        _print_waiting(data)
     if data["failed"] or data["gave_up"]:
         raise typer.Exit(int(Exit.PARTIAL))
 
 
-def _consolidate(s: Store, model: str | None, since: str | None = None, all_: bool = False) -> tuple[ConsolidationReport, str]:
+def _print_waiting(data: dict[str, Any]) -> None:
+    if data["waiting"]:
+        when = str(data["next_eligible_at"])[:16].replace("T", " ")
+        console.print(
+            f"  {data['waiting']} sessions wait for the idle window (idle_hours); the next becomes eligible at {when} UTC",
+            highlight=False,
+        )
+
+
+def _consolidate(
+    s: Store, model: str | None, since: str | None = None, all_: bool = False, quiet: bool = False
+) -> tuple[ConsolidationReport, str]:
+    from mnemolog.adapters.models import fallback_consolidator, make_consolidator
+
+    with model_status("consolidate", enabled=not quiet) as status:
+        return _consolidate_with(s, make_consolidator(s.settings, model, progress=status), fallback_consolidator(s.settings, model), since, all_)
+
+
+def _consolidate_with(
+    s: Store, consolidator: Consolidator, fallback: Consolidator | None, since: str | None, all_: bool
+) -> tuple[ConsolidationReport, str]:
+    from dataclasses import replace
+    from datetime import timedelta
+
     from mnemolog.adapters import bootstrap
-    from mnemolog.adapters.models import make_consolidator
     from mnemolog.adapters.note_files import NoteFolder
     from mnemolog.domain.services.consolidate import ConsolidationPolicy
     from mnemolog.domain.services.consolidate import consolidate as consolidate_memory
 
-    consolidator = make_consolidator(s.settings, model)
     policy = ConsolidationPolicy.window(
         s.settings.retention_days, s.settings.max_selected, s.clock(), parse_since(since, s.clock()), all_
     )
+    policy = replace(policy, lease=timedelta(seconds=s.settings.consolidate_lease_seconds))
     # Codex's ad-hoc notes files in the memory folder are recorded first, so this run applies them.
-    report = consolidate_memory(s, consolidator, bootstrap.redactor(), policy, note_files=NoteFolder(s.settings.folder))
+    report = consolidate_memory(
+        s, consolidator, bootstrap.redactor(), policy, note_files=NoteFolder(s.settings.folder),
+        fallback=fallback,
+    )
     return report, str(getattr(consolidator, "model", None) or consolidator.name)
 
 
@@ -153,7 +216,7 @@ def consolidate(model: str | None = MODEL, since: str | None = SINCE, all_: bool
     from mnemolog.cli.memory_folder import follow_log
 
     with store() as s:
-        result, name = _consolidate(s, model, since, all_)
+        result, name = _consolidate(s, model, since, all_, json_out)
         if result.status == "completed":
             follow_log(s)
     if json_out:
@@ -170,7 +233,7 @@ def _print_consolidation(result: ConsolidationReport, name: str) -> None:
     for skip in result.notes_imported.skipped if result.notes_imported else ():
         errors.print(f"[yellow]notes file skipped[/yellow] {skip['file']}: {skip['reason']}", highlight=False)
     if result.status == "busy":
-        console.print(f"consolidate: another consolidation is running ({result.detail}); nothing to do")
+        errors.print(f"busy: another consolidation is running ({result.detail}); try again when it ends", highlight=False, markup=False)
         return
     if result.status == "failed":
         errors.print(f"[red]consolidation {result.consolidation_id} failed:[/red] {result.detail}", highlight=False)
@@ -182,8 +245,29 @@ def _print_consolidation(result: ConsolidationReport, name: str) -> None:
         f"consolidate ({name}): inputs +{result.diff_added} ~{result.diff_changed} -{result.diff_removed}; "
         f"items {result.added} added, {result.revised} revised, {result.retired} retired, {result.invalidated} invalidated{notes}"
     )
+    if result.repaired:
+        console.print("  repair round: the model got its plan back with the reasons and answered again")
+    if result.fallback:
+        console.print(f"  fallback: the offline consolidator planned this run ({result.fallback})", highlight=False, markup=False)
     for o in result.overrides:
-        console.print(f"  code {o.action} item {o.item_id}: {o.reason}", highlight=False)
+        subject = o.edit if o.action == "rejected" else f"item {o.item_id}"
+        console.print(f"  code {o.action} {subject}: {o.reason}", highlight=False, markup=False)
+
+
+def _print_retention(result: ConsolidationReport, days: float, widened: bool) -> None:
+    """A run never retires memory silently: which items left, why, and how to keep them."""
+    if result.status != "completed" or not result.retired_items:
+        return
+    shown = ", ".join(str(i)[:8] for i in result.retired_items[:10]) + (" …" if len(result.retired_items) > 10 else "")
+    why = (
+        f"; {result.diff_removed} session(s) left the selection (the {days:g}-day retention window)" if result.diff_removed and not widened else ""
+    )
+    console.print(f"[yellow]retired {len(result.retired_items)} item(s)[/yellow]: {shown}{why}", highlight=False)
+    console.print(
+        "  they stay in the log (`mnemolog explain ID`); to keep items, pin them (`mnemolog pin ID`), "
+        "or widen the window (`run --all`, `--since DATE`, or MNEMOLOG_RETENTION_DAYS)",
+        highlight=False,
+    )
 
 
 def _project(cwd: Path | None, project: str | None) -> str | None:
@@ -235,7 +319,7 @@ def run(
             )
         ingest_report = _ingest(s, paths or [], since, all_, json_out)
         extract_report, extract_name = _extract(s, None, None, None, json_out, since, all_)
-        result, consolidate_name = _consolidate(s, None, since, all_)
+        result, consolidate_name = _consolidate(s, None, since, all_, json_out)
         target = out or s.settings.folder
         files = write_memory_folder(s, target, None) if result.status != "failed" else {}
     partial = ingest_report.partial or extract_report.as_dict()["gave_up"] > 0
@@ -253,12 +337,17 @@ def run(
         _print_ingest(ingest_report)
         data = extract_report.as_dict()
         console.print(f"extract ({extract_name}): {data['extracted']} extracted, {data['nothing']} with nothing to keep, {data['failed'] + data['gave_up']} failed")
+        _print_failures(data)
+        _print_waiting(data)
         _print_consolidation(result, consolidate_name)
+        _print_retention(result, s.settings.retention_days, all_ or since is not None)
         if files:
             console.print(f"memory folder: {target} ({len(files)} files)")
             console.print(f"  summary: {os.path.join(target, 'memory_summary.md')}")
     if result.status == "failed":
         raise typer.Exit(int(Exit.ERROR))
+    if result.status == "busy":
+        raise typer.Exit(int(Exit.BUSY))  # as documented: another consolidation holds the lease
     if partial:
         raise typer.Exit(int(Exit.PARTIAL))
 

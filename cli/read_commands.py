@@ -13,29 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from mnemolog.cli import options
 from mnemolog.cli.context import store
 from mnemolog.cli.output import Exit, UserError, console, emit_json, errors
 
 JSON = typer.Option(False, "--json", help="Print JSON.")
-CWD = typer.Option(None, "--cwd", help="The working folder whose project is read (default: the current folder).")
-PROJECT = typer.Option(
-    None, "--project", help="A project scope key instead of --cwd (git:host/owner/repo or path:/dir, as doctor and search print)."
-)
-
-
-def _scope(cwd: Path | None, project: str | None = None) -> str:
-    from mnemolog.adapters.scope import scope_for_cwd
-    from rich.markup import escape
-
-    if project is not None:
-        if cwd is not None:
-            raise UserError("--cwd and --project exclude each other", Exit.USAGE)
-        if not project.startswith(("git:", "path:")):
-            raise UserError(f"not a project scope key: {escape(project)} (expected git:host/owner/repo or path:/dir)", Exit.USAGE)
-        return project
-    if cwd is not None and not cwd.expanduser().is_dir():
-        raise UserError(f"not a folder: {escape(str(cwd))}", Exit.USAGE)
-    return scope_for_cwd(cwd)
+CWD = options.CWD
+PROJECT = options.PROJECT
+_scope = options.project_of
 
 
 def _stdin_text() -> str:
@@ -54,14 +39,17 @@ def _hook_input() -> dict[str, Any]:
 def context(
     cwd: Path | None = CWD,
     project_key: str | None = PROJECT,
-    hook: bool = typer.Option(False, "--hook", help="Read a Claude Code hook's JSON on stdin and take its cwd."),
+    hook: bool = typer.Option(False, "--hook", help="Run as an agent's SessionStart hook: read its JSON on stdin (the session's cwd); print nothing when nothing is remembered."),
+    agent: str | None = typer.Option(None, "--agent", help="With --hook: the agent the instructions are written for (codex or claude-code)."),
     budget: int | None = typer.Option(None, "--budget", help="Token budget (default: the context_tokens setting)."),
     session: str | None = typer.Option(None, "--session", help="The agent's session id, recorded with what it was served (`history --session`)."),
-    json_out: bool = typer.Option(False, "--json", help="Print Claude Code's SessionStart hook JSON instead of plain text."),
+    json_out: bool = typer.Option(False, "--json", help="Print the SessionStart hook JSON (hookSpecificOutput.additionalContext) instead of plain text."),
 ) -> None:
     """What an agent receives when a session starts: how to use memory, and the memory of this project and the user."""
     from mnemolog.cli.read_path import context_for
 
+    if agent is not None and agent not in ("codex", "claude-code"):
+        raise UserError(f"unknown agent {agent!r} (expected codex or claude-code)", Exit.USAGE)
     folder = cwd
     given = _hook_input() if hook else {}
     hook_session = given.get("session_id")
@@ -74,11 +62,20 @@ def context(
             folder = None  # the session's folder is gone: read the current one
     project = _scope(folder, project_key)
     with store() as s:
-        result = context_for(s, project, budget, session=session, surface="hook" if hook else "context")
-    if json_out:
-        emit_json({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": result.text}})
+        result = context_for(s, project, budget, agent if hook else None, session=session, surface="hook" if hook else "context")
+    if hook:
+        from mnemolog.domain import served_memory
+
+        if not result.item_ids and not result.more:
+            return  # nothing remembered: the hook adds nothing to the session
+        # Marked, so that reading this session back never takes it for new knowledge.
+        text = served_memory.wrap(result.text)
     else:
-        sys.stdout.write(result.text)
+        text = result.text
+    if json_out:
+        emit_json({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}})
+    else:
+        sys.stdout.write(text)
 
 
 def _validity(hit: dict[str, Any]) -> str:
@@ -120,7 +117,7 @@ def search(
 
 
 def show(
-    item: str = typer.Argument(..., help="An item id (as printed by search, or [item:<id>])."),
+    item: str = typer.Argument(..., help="An item id or a unique prefix of one (as list and search print it), or [item:<id>]."),
     cwd: Path | None = CWD,
     project_key: str | None = PROJECT,
     json_out: bool = JSON,
@@ -131,7 +128,8 @@ def show(
 
     project = _scope(cwd, project_key)
     with store() as s:
-        found = read.show(s.reads(), s.matcher(), item, project)
+        item_id = options.resolve_id(s.reads(), "items", item, project)
+        found = read.show(s.reads(), s.matcher(), str(item_id), project)
     if found is None:
         raise UserError(f"no item {escape(item)} in {project} (or global)", Exit.NOT_FOUND)
     data = found.as_dict()
@@ -168,13 +166,18 @@ def cite(
     session: Path | None = typer.Option(None, "--session", help="A recorded session file (Codex rollout or Claude Code transcript)."),
     hook: bool = typer.Option(False, "--hook", help="Read a Claude Code hook's JSON on stdin and cite its transcript."),
     citing_session: str | None = typer.Option(None, "--citing-session", help="Id of the session that cites (kept with the citation)."),
+    cwd: Path | None = CWD,
+    project_key: str | None = PROJECT,
     json_out: bool = JSON,
 ) -> None:
     """Record that an agent used memory: Codex citation blocks and [item:<id>] markers in its output."""
     from mnemolog.adapters.folder_reader import disk_folder_reader
+    from mnemolog.adapters.scope import project_scope
     from mnemolog.adapters.session_files import SessionReadError, read_session
     from mnemolog.domain.services import cite as citing
 
+    # Items of another project than the citing one are not recorded (as `show` does not show them).
+    project = _scope(cwd, project_key) if (cwd is not None or project_key is not None or (session is None and not hook)) else None
     with store() as s:
         uow = s
         folder = disk_folder_reader(s.settings.folder) if s.settings.folder.is_dir() else None
@@ -188,7 +191,9 @@ def cite(
                 transcript = read_session(session)
             except SessionReadError as error:
                 raise UserError(str(error)) from error
-            report = citing.cite_session_file(uow, transcript, folder)
+            meta = transcript.meta
+            session_project = project or project_scope(meta.git_remote, meta.cwd)
+            report = citing.cite_session_file(uow, transcript, folder, session_project)
         else:
             if file is not None:
                 try:
@@ -197,7 +202,7 @@ def cite(
                     raise UserError(f"cannot read {file}: {error}") from error
             else:
                 text = _stdin_text()
-            report = citing.record_citation(uow, text, "cli", citing_session=citing_session, read_file=folder)
+            report = citing.record_citation(uow, text, "cli", citing_session=citing_session, read_file=folder, project=project)
     if json_out:
         emit_json(report.as_dict())
     elif report.citations:
@@ -208,8 +213,9 @@ def cite(
         )
     else:
         console.print("no new citation found (nothing recorded)")
+    where = f" in {project} (or global)" if project else ""
     for unknown in report.unknown_items:
-        errors.print(f"[yellow]warning:[/yellow] no item {unknown}: not recorded", highlight=False)
+        errors.print(f"[yellow]warning:[/yellow] no item {unknown}{where}: not recorded", highlight=False)
 
 
 def note(

@@ -19,17 +19,49 @@ def instructions(project: str) -> str:
     return render(load_prompt("read_path"), project=f"{read.project_label(project)}, scope {project}")
 
 
+HOOK_MARK_TOKENS = 16  # <mnemolog-memory> ... </mnemolog-memory> and their newlines: 12 o200k tokens
+
+# How each agent reaches the tools and cites, for the short instructions of the SessionStart hook.
+_HOOK_WORDING = {
+    "codex": {
+        "search": "call the mnemolog MCP tools (`search_memory`, `read_memory_item`) or run `mnemolog search \"words\"`",
+        "cite_extra": ", or an `<oai-mem-citation>` block naming the items' `[item:<id>]` markers",
+    },
+    "claude-code": {
+        "search": "use the MCP tools `mcp__mnemolog__search_memory` and `mcp__mnemolog__read_memory_item`, or run `mnemolog search \"words\"`",
+        "cite_extra": "",
+    },
+}
+
+
+def hook_instructions(project: str, agent: str) -> str:
+    """The short read-path instructions a SessionStart hook gives ``agent`` (codex or claude-code)."""
+    wording = _HOOK_WORDING.get(agent, _HOOK_WORDING["claude-code"])
+    return render(load_prompt("read_path_hook"), project=f"{read.project_label(project)}, scope {project}", **wording)
+
+
 def context_for(
-    store: Store, project: str, budget: int | None = None, *, session: str | None = None, surface: str = "context"
+    store: Store,
+    project: str,
+    budget: int | None = None,
+    agent: str | None = None,
+    *,
+    session: str | None = None,
+    surface: str | None = "context",
 ) -> read.Context:
     """What a session in ``project`` receives at start, within ``budget`` tokens (default: the context_tokens setting).
 
-    Recorded in the injection log as served to ``session`` through ``surface``.
+    With ``agent`` (a SessionStart hook), the instructions are the short ones written for that agent.
+    Recorded in the injection log as served to ``session`` through ``surface``; not recorded when
+    ``surface`` is None (a preview, such as the web page's, serves no session).
     """
     limit = store.settings.context_tokens if budget is None else budget
-    return injections.served_context(
-        store, TOKENIZER, instructions(project), project, limit, session=session, surface=surface
-    )
+    if agent is not None:
+        limit -= HOOK_MARK_TOKENS  # the hook wraps the text in served-memory tags, within the budget
+    text = instructions(project) if agent is None else hook_instructions(project, agent)
+    if surface is None:
+        return read.context(store.reads(), store.matcher(), TOKENIZER, text, project, limit)
+    return injections.served_context(store, TOKENIZER, text, project, limit, session=session, surface=surface)
 
 
 def memory_folder(store: Store, project: str) -> dict[str, str]:

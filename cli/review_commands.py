@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 import getpass
-from uuid import UUID
+from pathlib import Path
 
 import typer
+from mnemolog.cli import options
 from mnemolog.cli.context import store
 from mnemolog.cli.output import Exit, UserError, console, emit_json
 
 
 def review(
-    item: str = typer.Argument(..., help="An item id (as printed by search, or [item:<id>])."),
+    item: str = typer.Argument(..., help="An item id or a unique prefix of one (as list and search print it), or [item:<id>]."),
     accept: bool = typer.Option(False, "--accept", help="The item is right: it comes first in context."),
     reject: bool = typer.Option(False, "--reject", help="The item is wrong: it leaves the context and the folder."),
     doubt: bool = typer.Option(False, "--doubt", help="The item may be wrong: it comes after proposed items."),
     by: str | None = typer.Option(None, "--by", help="Who reviews (default: the login name)."),
     note: str = typer.Option("", "--note", help="Why, for the item's history."),
+    cwd: Path | None = options.CWD,
+    project_key: str | None = options.PROJECT,
     json_out: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Accept, reject or doubt a memory item (a Reviewed event; explain shows it)."""
@@ -27,14 +30,11 @@ def review(
     chosen = [verdict for verdict, given in ((Trust.ACCEPTED, accept), (Trust.REJECTED, reject), (Trust.DOUBTED, doubt)) if given]
     if len(chosen) != 1:
         raise UserError("give exactly one of --accept, --reject or --doubt", Exit.USAGE)
-    raw = item.strip().removeprefix("[item:").removesuffix("]")
-    try:
-        item_id = UUID(raw)
-    except ValueError as error:
-        raise UserError(f"not an item id: {raw[:40]!r}", Exit.USAGE) from error
+    project = options.project_of(cwd, project_key)
     with store() as s:
+        item_id = options.resolve_id(s.reads(), "items", item, project)
         try:
-            result = reviewing.review(s, item_id, chosen[0], by or getpass.getuser(), note)
+            result = reviewing.review(s, item_id, chosen[0], by or getpass.getuser(), note, project=project)
         except reviewing.ItemNotFound as error:
             raise UserError(str(error), Exit.NOT_FOUND) from error
         folder = follow_log(s) if result.changed else None

@@ -1,4 +1,4 @@
-"""Commands about the store itself: doctor, config, rebuild."""
+"""Commands about the store itself: doctor, status, config, rebuild, follow."""
 
 from __future__ import annotations
 
@@ -12,8 +12,17 @@ from mnemolog.cli.output import console, emit_json
 JSON = typer.Option(False, "--json", help="Print JSON instead of a table.")
 
 
-def doctor(json_out: bool = JSON) -> None:
+def doctor(
+    json_out: bool = JSON,
+    model: bool = typer.Option(
+        False, "--model", help="Check the configured models instead: one small structured request each; "
+        "reports the server, the model, whether the JSON schema was honoured, and tokens per second."
+    ),
+) -> None:
     """Which store is in use, where, how many events it holds, and whether projections are caught up."""
+    if model:
+        _doctor_model(json_out)
+        return
     with store() as s:
         events = s.app.max_notification_id()
         position = s.view.position(s.app.name)
@@ -39,6 +48,115 @@ def doctor(json_out: bool = JSON) -> None:
     )
 
 
+def status(
+    project: str | None = typer.Option(None, "--project", help="Only this project (a scope key, as list and doctor print)."),
+    json_out: bool = JSON,
+) -> None:
+    """Coverage and health: sessions seen, eligible, waiting (until when), extracted, with nothing, failed (and why), per agent and project."""
+    from mnemolog.adapters.settings import eligibility_policy
+    from mnemolog.domain.services.status import coverage_report
+    from rich.table import Table
+
+    with store() as s:
+        report = coverage_report(s, eligibility_policy(s.settings, None, False), project)
+        events = s.app.max_notification_id()
+        position = s.view.position(s.app.name)
+    data = {**report.as_dict(), "store": {"backend": s.backend, "events": events, "caught_up": position >= events}}
+    if json_out:
+        emit_json(data)
+        return
+    if not report.groups:
+        console.print("no sessions recorded yet: run `mnemolog run` (or `ingest`) to read your agents' sessions")
+        return
+    grid = Table("agent", "project", "seen", "eligible", "waiting", "extracted", "nothing", "failed", "ineligible", "excluded", box=None)
+    for g in (*report.groups, report.total):
+        waiting = str(g.waiting)
+        if g.waiting and g.waiting_until is not None:
+            waiting += f" (until {g.waiting_until.isoformat()[:16].replace('T', ' ')})"
+        elif g.ready:
+            waiting += " (ready)"
+        failed = f"[red]{g.failed}[/red]" if g.failed else "0"
+        grid.add_row(
+            g.agent, g.project, str(g.seen), str(g.eligible), waiting, str(g.extracted), str(g.nothing), failed,
+            str(g.ineligible), str(g.excluded),
+        )
+    console.print(grid)
+    for g in report.groups:
+        if g.last_error:
+            console.print(f"[yellow]last error[/yellow] {g.agent} {g.project}: {escape_markup(g.last_error)}", highlight=False)
+    if report.total.failed:
+        console.print(
+            f"{report.total.failed} session(s) failed: fix the cause (e.g. the API key), then `mnemolog extract --retry-failed`",
+            highlight=False,
+        )
+
+
+def escape_markup(text: str) -> str:
+    """Text printed as is (rich would read ``[...]`` as markup)."""
+    from rich.markup import escape
+
+    return escape(text)
+
+
+def _doctor_model(json_out: bool) -> None:
+    """``doctor --model``: probe each phase's model (once per server and model)."""
+    from mnemolog.adapters.model_probe import probe
+    from mnemolog.adapters.models import OFFLINE, model_choice, model_endpoint, model_fit
+    from mnemolog.adapters.settings import load_settings
+    from mnemolog.cli.output import Exit
+
+    settings = load_settings()
+    reports: list[dict[str, object]] = []
+    seen: dict[tuple[str, str | None], dict[str, object]] = {}
+    for phase in ("extract", "consolidate"):
+        name = model_choice(settings, phase)
+        if name == OFFLINE:
+            reports.append({"phase": phase, "model": OFFLINE, "offline": True})
+            continue
+        base_url, key = model_endpoint(settings, phase)
+        if (name, base_url) in seen:
+            reports.append({**seen[(name, base_url)], "phase": phase})
+            continue
+        found = probe(phase, name, base_url, key, settings.model_timeout)
+        found.fit = model_fit(settings, phase).as_dict()
+        seen[(name, base_url)] = found.as_dict()
+        reports.append(found.as_dict())
+    if json_out:
+        emit_json({"models": reports})
+    else:
+        for r in reports:
+            _print_probe(r)
+    probed = [r for r in reports if not r.get("offline")]
+    if any(not r["answered"] for r in probed):
+        raise typer.Exit(int(Exit.ERROR))
+    if any(not r["schema_honoured"] for r in probed):
+        raise typer.Exit(int(Exit.PARTIAL))
+
+
+def _print_probe(r: dict[str, object]) -> None:
+    if r.get("offline"):
+        console.print(f"{r['phase']:<12} offline heuristic model (no server to check)", highlight=False)
+        return
+    server = r["server"] if isinstance(r["server"], dict) else {}
+    fit = r["settings"] if isinstance(r["settings"], dict) else {}
+    console.print(f"{r['phase']:<12} model {r['model']} at {r['base_url'] or 'the OpenAI API'}", highlight=False, markup=False)
+    console.print(f"  server     {server.get('kind')}; models: {', '.join(server.get('models') or []) or '(not listed)'}", highlight=False, markup=False)
+    window = fit.get("context_window") or "unknown (set model_context_tokens)"
+    console.print(
+        f"  settings   context window {window}; input budget {fit.get('input_budget')}; "
+        f"output cap {fit.get('max_output_tokens')}; stream {'on' if fit.get('stream') else 'off'}",
+        highlight=False, markup=False,
+    )
+    if not r["answered"]:
+        console.print(f"  request    [red]failed[/red]: {r['error']}", highlight=False)
+        return
+    honoured = "[green]yes[/green]" if r["schema_honoured"] else f"[yellow]no[/yellow] ({r['error']})"
+    console.print(f"  schema     JSON schema honoured: {honoured}", highlight=False)
+    rate = r["tokens_per_second"]
+    speed = f"{rate} tokens/s" if rate is not None else "unknown (no token count)"
+    console.print(f"  speed      {speed}; {r['output_tokens']} tokens in {r['seconds']} s", highlight=False, markup=False)
+
+
 def config(json_out: bool = JSON) -> None:
     """The effective configuration and where each value came from (secrets masked)."""
     from mnemolog.adapters.settings import describe, load_settings
@@ -56,7 +174,7 @@ def config(json_out: bool = JSON) -> None:
 
 def rebuild(json_out: bool = JSON) -> None:
     """Drop every projection and replay the whole log."""
-    with store() as s:
+    with store(catch_up=False) as s:
         replayed = s.rebuild()
     if json_out:
         emit_json({"replayed": replayed})
@@ -79,7 +197,7 @@ def follow(
 def register(app: typer.Typer) -> None:
     """Add these commands to the app."""
     app.command()(doctor)
-    app.command("status", help="Same as doctor.")(doctor)
+    app.command()(status)
     app.command()(config)
     app.command()(rebuild)
     app.command()(follow)

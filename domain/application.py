@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 from uuid import UUID
 
-from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent
 from eventsourcing.persistence import IntegrityError, Mapper, Transcoder
 from mnemolog.domain.events import EventSourced, PydanticMapper
 from mnemolog.domain.ports import DataKeys
@@ -59,7 +59,14 @@ class MnemologApp(Application[UUID]):
 
     def save_all(self, *aggregates: EventSourced) -> int | None:
         """Save the pending events of all given aggregates in one transaction; the last notification id it wrote."""
-        recordings = self.save(*aggregates)
+        # The library's save() checks every object against runtime-checkable protocols (slow
+        # isinstance calls); these are aggregates, so their events are collected directly.
+        processing = ProcessingEvent[UUID]()
+        for aggregate in aggregates:
+            processing.events.extend(aggregate.collect_events())
+            processing.aggregates[aggregate.id] = aggregate
+        recordings = self._record(processing)
+        self._notify(recordings)
         if not recordings:
             return None
         position: int = recordings[-1].notification.id

@@ -146,9 +146,12 @@ def parse_citation_blocks(text: str) -> list[CitationRef]:
 def citation_from_event(payload: Mapping[str, Any]) -> CitationRef | None:
     """Convert Codex's structured ``memory_citation`` (camelCase) into a ``CitationRef``."""
     raw_ids = payload.get("rolloutIds") or payload.get("rollout_ids") or []
+    if not isinstance(raw_ids, list | tuple):  # a writer's bug (a number, a string): no ids
+        raw_ids = []
     ids = _unique_uuids(str(value) for value in raw_ids if isinstance(value, str))
     entries: list[str] = []
-    for raw in payload.get("entries") or []:
+    raw_entries = payload.get("entries") or []
+    for raw in raw_entries if isinstance(raw_entries, list | tuple) else []:
         if not isinstance(raw, Mapping) or not isinstance(raw.get("path"), str):
             continue
         start = _as_int(raw.get("lineStart", raw.get("line_start")))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any, ClassVar
 from uuid import NAMESPACE_URL, UUID, uuid5
@@ -72,7 +73,7 @@ class Consolidation(EventSourced):
     class Failed(EventSourced.Event):
         """Nothing of the run was applied."""
 
-        sealed: ClassVar[tuple[str, ...]] = ("error",)  # a model's error may quote what it wrote
+        sealed: ClassVar[tuple[str, ...]] = ("error", "rejected.*.edit", "rejected.*.reason")  # may quote what the model wrote
         error: str
         rejected: tuple[Override, ...] = ()
         model: str = ""
@@ -81,6 +82,49 @@ class Consolidation(EventSourced):
         def apply(self, aggregate: Any) -> None:
             """Mark failed."""
             aggregate.status = "failed"
+
+    class EditsRejected(EventSourced.Event):
+        """Code turned down some edits of one round's plan (each with its reason); the others may apply."""
+
+        sealed: ClassVar[tuple[str, ...]] = ("rejected.*.edit", "rejected.*.reason")
+        round: int
+        proposed: int
+        rejected: tuple[Override, ...]
+        model: str = ""
+        prompt_hash: str = ""
+
+    class PlanRefused(EventSourced.Event):
+        """Code refused one round's whole plan for what must never pass (a tombstoned value, a scope violation)."""
+
+        sealed: ClassVar[tuple[str, ...]] = ("reason", "rejected.*.edit", "rejected.*.reason")
+        round: int
+        proposed: int
+        reason: str
+        rejected: tuple[Override, ...]
+        model: str = ""
+        prompt_hash: str = ""
+
+    class RepairRequested(EventSourced.Event):
+        """The model was handed its plan back with the reasons and asked to answer again."""
+
+        sealed: ClassVar[tuple[str, ...]] = ("problems.*",)
+        round: int
+        problems: tuple[str, ...]
+
+    class ModelFailed(EventSourced.Event):
+        """One round's model call gave no plan (an error, an unparseable, cut-off or looping answer)."""
+
+        sealed: ClassVar[tuple[str, ...]] = ("error",)
+        round: int
+        error: str
+        model: str = ""
+
+    class FellBack(EventSourced.Event):
+        """No usable edit remained: the offline consolidator planned this run from the same inputs."""
+
+        sealed: ClassVar[tuple[str, ...]] = ("reason",)
+        reason: str
+        consolidator: str
 
     class ProfileScrubbed(EventSourced.Event):
         """Tombstoned values were cut out of the run's user profile."""
@@ -131,6 +175,30 @@ class Consolidation(EventSourced):
             return False
         self.trigger_event(self.ProfileScrubbed, tombstone_ids=hits, user_profile=profile)
         return True
+
+    def reject_edits(self, round: int, proposed: int, rejected: tuple[Override, ...], model: str = "", prompt_hash: str = "") -> None:
+        """Record the edits of one round's plan code turned down."""
+        self.trigger_event(self.EditsRejected, round=round, proposed=proposed, rejected=rejected, model=model, prompt_hash=prompt_hash)
+
+    def refuse_plan(
+        self, round: int, proposed: int, reason: str, rejected: tuple[Override, ...], model: str = "", prompt_hash: str = ""
+    ) -> None:
+        """Record that one round's whole plan was refused, and why."""
+        self.trigger_event(
+            self.PlanRefused, round=round, proposed=proposed, reason=reason, rejected=rejected, model=model, prompt_hash=prompt_hash
+        )
+
+    def request_repair(self, round: int, problems: tuple[str, ...]) -> None:
+        """Record that the model was asked to repair its plan."""
+        self.trigger_event(self.RepairRequested, round=round, problems=problems)
+
+    def model_failed(self, round: int, error: str, model: str = "") -> None:
+        """Record that one round's model call gave no plan."""
+        self.trigger_event(self.ModelFailed, round=round, error=error, model=model)
+
+    def fall_back(self, reason: str, consolidator: str) -> None:
+        """Record that the offline consolidator planned the run."""
+        self.trigger_event(self.FellBack, reason=reason, consolidator=consolidator)
 
     def rerecord(self, matcher: Any) -> None:
         """Record the profile again, ``matcher``'s values cut out (an erase: under a new key)."""
@@ -188,9 +256,11 @@ class PhaseTwoLease(EventSourced):
         """There is one lease per store."""
         return PHASE_TWO_LEASE_ID
 
-    def take(self, consolidation_id: UUID, worker: str, now: datetime, ttl: timedelta) -> None:
-        """Take the lease or raise ``LeaseHeld``."""
-        if self.holder is not None and self.holder[2] > now:
+    def take(
+        self, consolidation_id: UUID, worker: str, now: datetime, ttl: timedelta, alive: Callable[[str], bool] = lambda _: True
+    ) -> None:
+        """Take the lease or raise ``LeaseHeld``; a holder ``alive`` says is gone (crashed) is taken over at once."""
+        if self.holder is not None and self.holder[2] > now and alive(self.holder[1]):
             raise LeaseHeld(f"consolidation {self.holder[0]} by {self.holder[1]} is running")
         self.trigger_event(self.Taken, consolidation_id=consolidation_id, worker=worker, until=now + ttl)
 

@@ -15,19 +15,33 @@ class EligibilityPolicy:
     idle: timedelta = timedelta(hours=6)
     max_age: timedelta | None = timedelta(days=10)
     since: datetime | None = None  # overrides max_age: sessions updated at or after this time
+    # `codex exec` / `claude -p` sessions (no human typed the prompts); subagent threads never.
+    include_noninteractive: bool = False
+
+
+IDLE_REASON = "idle less than"
+
+
+def eligible_at(facts: SessionFacts, now: datetime, policy: EligibilityPolicy) -> datetime | None:
+    """When a session that waits only for the idle window becomes eligible (None: it is not waiting for that)."""
+    eligible, reasons = assess_eligibility(facts, now, policy)
+    updated = facts.updated_at or facts.started_at
+    if eligible or updated is None or not reasons or not all(r.startswith(IDLE_REASON) for r in reasons):
+        return None
+    return updated + policy.idle
 
 
 def assess_eligibility(facts: SessionFacts, now: datetime, policy: EligibilityPolicy) -> tuple[bool, tuple[str, ...]]:
     """Whether phase 1 may take the session now, and if not, why."""
     reasons: list[str] = []
-    if not facts.interactive:
+    if not facts.interactive and not (policy.include_noninteractive and facts.origin != "subagent"):
         reasons.append(f"not interactive ({facts.origin or 'unknown origin'})")
     if facts.user_message_count == 0:
         reasons.append("no user message")
     updated = facts.updated_at or facts.started_at
     if updated is not None:
         if now - updated < policy.idle:
-            reasons.append(f"idle less than {policy.idle.total_seconds() / 3600:g} h")
+            reasons.append(f"{IDLE_REASON} {policy.idle.total_seconds() / 3600:g} h")
         if policy.since is not None:
             if updated < policy.since:
                 reasons.append(f"older than {policy.since.date().isoformat()}")

@@ -122,6 +122,59 @@ class MemoryItem(EventSourced):
             """Set the trust state."""
             aggregate.trust = self.verdict
 
+    class Edited(EventSourced.Event):
+        """A person rewrote the item's text (and title); consolidations revise from there."""
+
+        sealed: ClassVar[tuple[str, ...]] = ("title", "text", "reason")
+        title: str
+        text: str
+        editor: str
+        reason: str = ""
+        by: EditedBy = EditedBy.USER
+
+        def apply(self, aggregate: Any) -> None:
+            """Replace the text and title."""
+            aggregate.title = self.title
+            aggregate.text = self.text
+
+    class Pinned(EventSourced.Event):
+        """A person pinned the item: it comes first in context and the folder, and no model retires it."""
+
+        sealed: ClassVar[tuple[str, ...]] = ("reason",)
+        pinner: str
+        reason: str = ""
+        by: EditedBy = EditedBy.USER
+
+        def apply(self, aggregate: Any) -> None:
+            """Mark pinned."""
+            aggregate.pinned = True
+
+    class Unpinned(EventSourced.Event):
+        """A person took the pin off: the item ranks and ages like any other again."""
+
+        sealed: ClassVar[tuple[str, ...]] = ("reason",)
+        pinner: str
+        reason: str = ""
+        by: EditedBy = EditedBy.USER
+
+        def apply(self, aggregate: Any) -> None:
+            """Mark not pinned."""
+            aggregate.pinned = False
+
+    class ScopeChanged(EventSourced.Event):
+        """A person moved the item to another scope: a project, or the user (global)."""
+
+        sealed: ClassVar[tuple[str, ...]] = ("reason",)
+        scope: str
+        previous: str
+        editor: str
+        reason: str = ""
+        by: EditedBy = EditedBy.USER
+
+        def apply(self, aggregate: Any) -> None:
+            """Set the scope."""
+            aggregate.scope = self.scope
+
     class Rerecorded(EventSourced.Event):
         """The item's current texts, recorded again under a new data key (an erase destroyed the old keys)."""
 
@@ -169,6 +222,7 @@ class MemoryItem(EventSourced):
         self.valid_to: datetime | None = None
         self.trust = trust
         self.status = ItemStatus.ACTIVE
+        self.pinned = False
 
     @property
     def is_active(self) -> bool:
@@ -223,3 +277,24 @@ class MemoryItem(EventSourced):
     def review(self, verdict: Trust, reviewer: str, note: str = "") -> None:
         """Record a review verdict."""
         self.trigger_event(self.Reviewed, verdict=verdict, reviewer=reviewer, note=note)
+
+    def edit(self, text: str, title: str, editor: str, reason: str = "") -> bool:
+        """Record a person's new text and title; no event when both are unchanged."""
+        if text == self.text and title == self.title:
+            return False
+        self.trigger_event(self.Edited, title=title, text=text, editor=editor, reason=reason)
+        return True
+
+    def pin(self, pinner: str, pinned: bool = True, reason: str = "") -> bool:
+        """Pin (or unpin) the item; no event when it already is so."""
+        if bool(getattr(self, "pinned", False)) == pinned:
+            return False
+        self.trigger_event(self.Pinned if pinned else self.Unpinned, pinner=pinner, reason=reason)
+        return True
+
+    def change_scope(self, scope: str, editor: str, reason: str = "") -> bool:
+        """Move the item to ``scope``; no event when it is already there."""
+        if scope == self.scope:
+            return False
+        self.trigger_event(self.ScopeChanged, scope=scope, previous=self.scope, editor=editor, reason=reason)
+        return True

@@ -1,7 +1,12 @@
 """Code checks a consolidation plan before anything is stored.
 
-A plan that breaks a rule is rejected whole. Separately, code retires items the
-model kept although all their evidence is gone, or that carry a forgotten value.
+Each edit is checked on its own (``screen_plan``). An edit that names an
+unknown handle, edits an item twice, cites no evidence or cites sessions that
+were not selected is dropped with its reason while the rest of the plan still
+applies. What must never pass refuses the whole plan: a tombstoned value, or a
+scope violation (evidence of another project, a note of another scope, a global
+item without cross-project evidence). Separately, code retires items the model
+kept although all their evidence is gone, or that carry a forgotten value.
 
 Evidence is sessions and notes: a plan may cite a selected session, or a
 pending note of the item's own scope (a project note for that project's items,
@@ -13,6 +18,8 @@ withdrawn.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
 from uuid import UUID
 
 from mnemolog.domain.consolidation import Override
@@ -38,6 +45,46 @@ def _parse_ids(values: Sequence[str]) -> tuple[list[UUID], list[str]]:
     return ok, bad
 
 
+Severity = Literal["drop", "refuse"]
+"""``drop``: the edit alone is left out; ``refuse``: the whole plan is (it must never pass)."""
+
+
+def _edit_problem(
+    edit: Edit,
+    target: ItemRow | None,
+    selected_scopes: Mapping[UUID, str],
+    note_scopes: Mapping[UUID, str],
+    matcher: TombstoneMatcher,
+) -> tuple[Severity, str] | None:
+    """The first rule an edit with a known target (or an add) breaks, and how grave it is."""
+    if edit.op in ("retire", "invalidate"):
+        return None
+    ids, bad = _parse_ids(edit.evidence)
+    already = set(target.evidence) if (target is not None and edit.op == "revise") else set()
+    notes = [i for i in ids if i in note_scopes]
+    kept = [i for i in ids if i not in note_scopes and i not in selected_scopes and i in already]
+    sessions = [i for i in ids if i not in note_scopes and i not in kept]
+    scope = target.scope if (target is not None and edit.op == "revise") else edit.scope
+    if matcher.withholds(edit, scope):
+        return "refuse", "the edit contains a forgotten value (tombstone)"
+    if _holed(edit):
+        return "drop", "the edit carries text cut out by a tombstone (a placeholder, not memory)"
+    unknown = [str(i) for i in sessions if i not in selected_scopes] + bad
+    if unknown:
+        return "drop", "evidence names sessions that were not selected: " + ", ".join(sorted(unknown))
+    if not ids:
+        return "drop", "no evidence"
+    foreign = sorted(str(n) for n in notes if note_scopes[n] != scope)
+    if foreign:
+        return "refuse", f"notes of another scope are no evidence for an item of scope {scope}: " + ", ".join(foreign)
+    evidence_scopes = {selected_scopes[i] for i in sessions}
+    if scope != GLOBAL_SCOPE and not (scope in evidence_scopes or notes or kept):
+        return "refuse", f"scope {scope} is not covered by its evidence (from {', '.join(sorted(evidence_scopes)) or 'notes only'})"
+    if scope == GLOBAL_SCOPE and not (len(evidence_scopes) > 1 or notes or kept or edit.kind == ItemKindName.PREFERENCE):
+        return "refuse", "a global item needs evidence from more than one project or an explicit user statement"
+    return None
+
+
 def check_plan(
     plan: ConsolidationPlan,
     *,
@@ -46,67 +93,107 @@ def check_plan(
     note_scopes: Mapping[UUID, str],
     matcher: TombstoneMatcher,
 ) -> list[Override]:
-    """Every rule the plan breaks (empty when it may be applied).
+    """Every rule the plan's edits break, whether it drops the edit or refuses the plan (empty: all may apply).
 
-    Rules: targets are known handles; add/revise name evidence, each a selected
-    session, a pending note (``note_scopes``: note id -> scope) or, for a
-    revise, evidence the item already has; a note is evidence only for an item
-    of its own scope; a project item needs evidence from that project (a
-    session or a note); a global item needs evidence from more than one
-    project, a global note, or is a user preference; no text carries a
-    tombstoned value.
+    Rules: targets are known handles (edits of unknown handles are left to
+    ``droppable_edits``); add/revise name evidence, each a selected session, a
+    pending note (``note_scopes``: note id -> scope) or, for a revise, evidence
+    the item already has; a note is evidence only for an item of its own scope;
+    a project item needs evidence from that project (a session or a note); a
+    global item needs evidence from more than one project, a global note, or is
+    a user preference; no text carries a tombstoned value.
     """
     problems: list[Override] = []
-
-    def reject(index: int, edit: Edit, reason: str, item_id: UUID | None = None) -> None:
-        problems.append(Override(action="rejected", reason=reason, edit=describe_edit(edit, index), item_id=item_id))
-
     for index, edit in enumerate(plan.edits):
         target = handles.get(edit.target or "") if edit.target else None
         if edit.op != "add" and target is None:
             continue  # dropped on its own by droppable_edits
-        if edit.op in ("retire", "invalidate"):
-            continue
-        ids, bad = _parse_ids(edit.evidence)
-        already = set(target.evidence) if (target is not None and edit.op == "revise") else set()
-        notes = [i for i in ids if i in note_scopes]
-        kept = [i for i in ids if i not in note_scopes and i not in selected_scopes and i in already]
-        sessions = [i for i in ids if i not in note_scopes and i not in kept]
-        unknown = [str(i) for i in sessions if i not in selected_scopes] + bad
-        if unknown:
-            reject(index, edit, "evidence names sessions that were not selected: " + ", ".join(sorted(unknown)))
-            continue
-        if not ids:
-            reject(index, edit, "no evidence")
-            continue
-        scope = target.scope if (target is not None and edit.op == "revise") else edit.scope
-        foreign = sorted(str(n) for n in notes if note_scopes[n] != scope)
-        if foreign:
-            reject(index, edit, f"notes of another scope are no evidence for an item of scope {scope}: " + ", ".join(foreign))
-            continue
-        evidence_scopes = {selected_scopes[i] for i in sessions}
-        if scope != GLOBAL_SCOPE and not (scope in evidence_scopes or notes or kept):
-            reject(index, edit, f"scope {scope} is not covered by its evidence (from {', '.join(sorted(evidence_scopes)) or 'notes only'})")
-            continue
-        if scope == GLOBAL_SCOPE and not (
-            len(evidence_scopes) > 1 or notes or kept or edit.kind == ItemKindName.PREFERENCE
-        ):
-            reject(index, edit, "a global item needs evidence from more than one project or an explicit user statement")
-            continue
-        if matcher.withholds(edit, scope):
-            reject(index, edit, "the edit contains a forgotten value (tombstone)")
+        found = _edit_problem(edit, target, selected_scopes, note_scopes, matcher)
+        if found is not None:
+            item_id = target.item_id if target is not None else None
+            problems.append(Override(action="rejected", reason=found[1], edit=describe_edit(edit, index), item_id=item_id))
     return problems
+
+
+@dataclass(frozen=True)
+class ScreenedPlan:
+    """A plan after each edit was checked on its own.
+
+    ``plan`` holds the edits that may be applied; ``dropped`` the edits left out
+    (with their reasons); ``refusals`` what must never pass, which refuses the
+    whole plan (then nothing of it is applied).
+    """
+
+    plan: ConsolidationPlan
+    dropped: tuple[Override, ...] = ()
+    refusals: tuple[Override, ...] = ()
+
+    @property
+    def refused(self) -> bool:
+        """True when the plan must not be applied at all."""
+        return bool(self.refusals)
+
+    @property
+    def clean(self) -> bool:
+        """True when every edit passed."""
+        return not self.dropped and not self.refusals
+
+    @property
+    def usable(self) -> bool:
+        """True when the plan may be applied and has at least one edit."""
+        return not self.refused and bool(self.plan.edits)
+
+    @property
+    def rejected(self) -> tuple[Override, ...]:
+        """Everything code turned down, dropped edits first."""
+        return (*self.dropped, *self.refusals)
+
+
+def screen_plan(
+    plan: ConsolidationPlan,
+    *,
+    handles: Mapping[str, ItemRow],
+    selected_scopes: Mapping[UUID, str],
+    note_scopes: Mapping[UUID, str],
+    matcher: TombstoneMatcher,
+) -> ScreenedPlan:
+    """Check every edit on its own: drop what cannot apply, refuse the plan for what must never pass."""
+    applicable, dropped = _applicable(plan, handles)
+    kept: list[Edit] = []
+    refusals: list[Override] = []
+    for index, edit in applicable:
+        target = handles.get(edit.target or "") if edit.op != "add" else None
+        found = _edit_problem(edit, target, selected_scopes, note_scopes, matcher)
+        if found is None:
+            kept.append(edit)
+            continue
+        item_id = target.item_id if target is not None else None
+        override = Override(action="rejected", reason=found[1], edit=describe_edit(edit, index), item_id=item_id)
+        (dropped if found[0] == "drop" else refusals).append(override)
+    dropped.sort(key=lambda o: _position(o.edit))
+    return ScreenedPlan(plan.model_copy(update={"edits": tuple(kept)}), tuple(dropped), tuple(refusals))
+
+
+def _position(description: str) -> int:
+    """The edit's number in a ``describe_edit`` text (``edit 3: ...`` -> 3)."""
+    head = description.split(":", 1)[0].removeprefix("edit ").strip()
+    return int(head) if head.isdigit() else 0
 
 
 def droppable_edits(plan: ConsolidationPlan, handles: Mapping[str, ItemRow]) -> tuple[ConsolidationPlan, list[Override]]:
     """Edits code drops one by one while the rest of the plan still applies.
 
-    An edit whose target handle names no current item, or a second edit of an
-    item the plan already edits, cannot be applied, but says nothing against
-    the plan's other edits (unlike evidence or scope violations, which reject
-    the whole plan).
+    An edit whose target handle names no current item, a retire or invalidate
+    of an item a person pinned, or a second edit of an item the plan already
+    edits, cannot be applied, but says nothing against the plan's other edits.
     """
-    kept: list[Edit] = []
+    applicable, dropped = _applicable(plan, handles)
+    return plan.model_copy(update={"edits": tuple(edit for _, edit in applicable)}), dropped
+
+
+def _applicable(plan: ConsolidationPlan, handles: Mapping[str, ItemRow]) -> tuple[list[tuple[int, Edit]], list[Override]]:
+    """The edits (with their positions) whose target can be edited, and the ones dropped for it."""
+    kept: list[tuple[int, Edit]] = []
     dropped: list[Override] = []
     edited: set[str] = set()
     for index, edit in enumerate(plan.edits):
@@ -115,12 +202,15 @@ def droppable_edits(plan: ConsolidationPlan, handles: Mapping[str, ItemRow]) -> 
             if target is None:
                 dropped.append(Override(action="rejected", reason=f"unknown item handle {edit.target!r}", edit=describe_edit(edit, index)))
                 continue
+            if edit.op in ("retire", "invalidate") and target.pinned:
+                dropped.append(Override(action="rejected", reason=f"{edit.target} is pinned by the user: kept (unpin it to let it go)", edit=describe_edit(edit, index), item_id=target.item_id))
+                continue
             if edit.target in edited:
                 dropped.append(Override(action="rejected", reason=f"{edit.target} is already edited by this plan", edit=describe_edit(edit, index), item_id=target.item_id))
                 continue
             edited.add(edit.target or "")
-        kept.append(edit)
-    return plan.model_copy(update={"edits": tuple(kept)}), dropped
+        kept.append((index, edit))
+    return kept, dropped
 
 
 def _holed(item: ItemRow | Edit) -> bool:

@@ -70,13 +70,22 @@ class NoteForModel:
 
 
 @dataclass(frozen=True)
+class PlanRepair:
+    """The repair round: the model's own plan, handed back with why code turned edits down."""
+
+    plan: ConsolidationPlan
+    problems: Sequence[str]  # "edit 2: revise I1 (...): unknown item handle 'I1'", value-free
+
+
+@dataclass(frozen=True)
 class ConsolidationRequest:
-    """Everything phase 2 gives a model."""
+    """Everything phase 2 gives a model (``repair`` set: answer again, fixing the plan)."""
 
     items: Sequence[ItemForModel]
     inputs: Sequence[InputForModel]
     removed_sessions: Sequence[str]
     notes: Sequence[NoteForModel]
+    repair: PlanRepair | None = None
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,7 @@ class ItemRow:
     revision: int = 1
     use_count: int = 0  # times cited (what agents said they used)
     last_used: datetime | None = None
+    pinned: bool = False  # a person pinned it: first in context and the folder
     served_count: int = 0  # times served by a read (hook, context, MCP), cited or not
     last_served: datetime | None = None
     spans: tuple[EvidenceSpan, ...] = ()  # line-level evidence: session, file line, quote
@@ -125,6 +126,59 @@ class NoteRow:
 
 
 @dataclass(frozen=True)
+class SessionState:
+    """Where one recorded session stands in phase 1 (``list sessions``, coverage)."""
+
+    session_id: UUID
+    source: str  # the agent: codex | claude-code
+    native_id: str  # the agent's own session id
+    scope: str
+    cwd: str
+    updated_at: datetime | None
+    interactive: bool
+    user_messages: int
+    mode: str  # enabled | disabled | polluted
+    eligible: bool | None  # None: never assessed
+    eligibility_reasons: tuple[str, ...]
+    extraction_status: str  # none | claimed | extracted | nothing | retrying | failed
+    current: bool  # the answer (extracted or nothing) is for the session's current content
+    attempts: int
+    retry_after: datetime | None
+    last_error: str | None
+    extracted_at: datetime | None
+    pruned: bool
+    deleted: bool
+
+
+@dataclass(frozen=True)
+class TombstoneRow:
+    """A tombstone as listed (never its value: the view holds only a keyed hash)."""
+
+    tombstone_id: UUID
+    scope: str
+    reason: str
+    placed_at: datetime | None
+    lifted: bool
+    suppressions: int
+
+
+@dataclass(frozen=True)
+class RunRow:
+    """One consolidation run, as listed."""
+
+    run_id: UUID
+    status: str  # running | completed | failed
+    started_at: datetime | None
+    ended_at: datetime | None
+    model: str
+    added: int
+    revised: int
+    retired: int
+    invalidated: int
+    error: str | None
+
+
+@dataclass(frozen=True)
 class InjectionRow:
     """One serving of memory to a session, as the injection log recorded it."""
 
@@ -191,6 +245,10 @@ class SessionReads(Protocol):
         """A session's id from its mnemolog id or its agent's own id; None when unknown or ambiguous."""
         ...
 
+    def session_states(self, project: str | None = None) -> list[SessionState]:
+        """Every session not deleted (of ``project`` only, when given), newest first, with its phase-1 state."""
+        ...
+
 
 class ItemReads(Protocol):
     """The items view (with usage)."""
@@ -204,8 +262,12 @@ class ItemReads(Protocol):
         ...
 
     def context_items(self, project: str, offset: int, limit: int) -> list[ItemRow]:
-        """Current, not rejected items of ``project`` and global, best first: accepted, then
+        """Current, not rejected items of ``project`` and global, best first: pinned ones, then accepted, then
         proposed, then doubted; within each the most used, then the most recently updated."""
+        ...
+
+    def context_count(self, project: str) -> int:
+        """How many items ``context_items`` lists for ``project`` in all."""
         ...
 
     def item(self, item_id: UUID, project: str) -> ItemRow | None:
@@ -226,6 +288,23 @@ class ItemReads(Protocol):
 
     def counts(self) -> ViewCounts:
         """How many sessions, items (and active ones), consolidations, tombstones and notes the views hold."""
+        ...
+
+    def list_items(
+        self,
+        project: str | None = None,
+        *,
+        kind: str | None = None,
+        trust: str | None = None,
+        status: str | None = None,
+        text: str | None = None,
+        limit: int = 200,
+    ) -> list[ItemRow]:
+        """Items of ``project`` and global (every scope when None), pinned first, then the most recently updated.
+
+        ``text`` keeps items whose title or text contains it (any case); the
+        other filters are exact. A retired item's text has left the view.
+        """
         ...
 
 
@@ -268,6 +347,10 @@ class ConsolidationReads(Protocol):
         """Completed runs that stored a user profile (forgetting scrubs them)."""
         ...
 
+    def runs(self, limit: int = 50) -> list[RunRow]:
+        """The latest consolidation runs, newest first."""
+        ...
+
 
 class InjectionReads(Protocol):
     """The injection log and the citations (what a session was served, and what it cited)."""
@@ -288,6 +371,28 @@ class TombstoneReads(Protocol):
         """Active tombstones."""
         ...
 
+    def tombstones(self, project: str | None = None) -> list[TombstoneRow]:
+        """Every tombstone (of ``project`` and global ones, when given), newest first; never a value."""
+        ...
 
-class MemoryReads(SessionReads, ItemReads, NoteReads, ConsolidationReads, TombstoneReads, InjectionReads, Protocol):
+
+ID_KINDS = ("items", "sessions", "notes", "tombstones", "runs")
+
+
+class IdReads(Protocol):
+    """Ids by prefix, in every view (git-style short ids)."""
+
+    def ids_with_prefix(self, what: str, prefix: str, project: str | None = None, limit: int = 10) -> list[UUID]:
+        """Ids of ``what`` (one of ``ID_KINDS``) starting with ``prefix``, sorted, at most ``limit``.
+
+        ``prefix`` holds only lowercase hex digits and dashes. Sessions also
+        match their agent's own id. With ``project``, items and tombstones of
+        other projects are not candidates (global ones are).
+        """
+        ...
+
+
+class MemoryReads(
+    SessionReads, ItemReads, NoteReads, ConsolidationReads, TombstoneReads, IdReads, InjectionReads, Protocol
+):
     """Every view, as one port."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any, ClassVar
@@ -19,6 +20,10 @@ class SessionMode(StrEnum):
     ENABLED = "enabled"
     DISABLED = "disabled"
     POLLUTED = "polluted"
+
+
+SCRUBBED_FACTS = ("cwd", "git_branch", "path")
+"""The facts besides the first message a forgotten value is cut out of (a value in a folder name or branch)."""
 
 
 class ClaimRefused(Exception):
@@ -172,11 +177,19 @@ class Session(EventSourced):
         rollout_slug: str | None = None
         raw_memory: SessionText | None = None
         transcript: tuple[tuple[int, SessionText], ...] = ()  # (index, scrubbed text) of changed items
+        cwd: SessionText | None = None
+        git_branch: SessionText | None = None
+        path: SessionText | None = None
 
         def apply(self, aggregate: Any) -> None:
             """Replace the scrubbed texts."""
-            if self.first_user_message is not None:
-                aggregate.facts = aggregate.facts.model_copy(update={"first_user_message": self.first_user_message})
+            facts = {
+                name: getattr(self, name)
+                for name in ("first_user_message", *SCRUBBED_FACTS)
+                if getattr(self, name) is not None
+            }
+            if facts:
+                aggregate.facts = aggregate.facts.model_copy(update=facts)
             if aggregate.extraction is not None:
                 update = {
                     name: getattr(self, name)
@@ -297,15 +310,34 @@ class Session(EventSourced):
             done.add(self.extraction.content_hash)
         return self.content_hash in done
 
-    def claim_extraction(self, worker: str, now: datetime, lease: timedelta, max_attempts: int) -> None:
-        """Take this version for phase 1, or raise ``ClaimRefused``."""
+    def claim_extraction(
+        self,
+        worker: str,
+        now: datetime,
+        lease: timedelta,
+        max_attempts: int,
+        retry_failed: bool = False,
+        alive: Callable[[str], bool] = lambda _: True,
+    ) -> None:
+        """Take this version for phase 1, or raise ``ClaimRefused``.
+
+        ``retry_failed``: a person asked to try again (e.g. after fixing an API
+        key), so earlier failures and their backoff do not refuse the claim.
+        A live claim of another worker refuses, unless ``alive`` says that
+        worker is gone (a crashed process): its claim is taken over at once.
+        """
         if self.deleted or self.mode != SessionMode.ENABLED:
             raise ClaimRefused(f"session is {'deleted' if self.deleted else self.mode.value}")
         if self.is_extracted_current():
             raise ClaimRefused("this version is already extracted")
-        if self.claim is not None and self.claim[1] == self.content_hash and self.claim[2] > now:
+        if (
+            self.claim is not None
+            and self.claim[1] == self.content_hash
+            and self.claim[2] > now
+            and (self.claim[0] == worker or alive(self.claim[0]))
+        ):
             raise ClaimRefused(f"claimed by {self.claim[0]} until {self.claim[2].isoformat()}")
-        if self.failed_hash == self.content_hash:
+        if self.failed_hash == self.content_hash and not retry_failed:
             if self.attempts >= max_attempts or self.retry_after is None:
                 raise ClaimRefused("gave up after repeated failures")
             if self.retry_after > now:
@@ -351,6 +383,7 @@ class Session(EventSourced):
             return clean if ids else None
 
         fields: dict[str, Any] = {"first_user_message": cut(self.facts.first_user_message)}
+        fields.update({name: cut(getattr(self.facts, name)) for name in SCRUBBED_FACTS})
         if self.extraction is not None:
             fields.update(
                 rollout_summary=cut(self.extraction.rollout_summary),

@@ -26,6 +26,15 @@ _TOKEN = re.compile(r"\w+", re.UNICODE)
 _CHUNK = re.compile(r"\S+")
 _LINE = re.compile(r".+")  # a line (without its newline)
 FORGOTTEN_MARK = "[forgotten]"
+# Unicode's default-ignorable code points (zero-width space and joiners, soft hyphen, word
+# joiner, bidi controls, variation selectors, tags...): invisible, so never a word break.
+_INVISIBLE = re.compile(
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    "\U000e0000-\U000e0fff]"
+)
+# A word broken across lines ("Ori-" / "on", or "Ori" / "on"): matched joined as well as apart.
+_BROKEN_WORD = re.compile(r"(?<=\w)-?[ \t]*(?:\r\n|[\n\r\x0b\x0c\x85\u2028\u2029])[ \t]*(?=\w)")
 
 
 @dataclass(frozen=True)
@@ -69,8 +78,38 @@ def _words(text: str, offset: int) -> list[Token]:
     return [Token(m.group(0).casefold(), offset + m.start(), offset + m.end()) for m in _TOKEN.finditer(text)]
 
 
-def tokens(text: str) -> list[Token]:
-    """Words of ``text`` folded for matching (NFKC, case-folded), with their spans in ``text``."""
+def tokens(text: str, *, join_lines: bool = False) -> list[Token]:
+    """Words of ``text`` folded for matching (NFKC, case-folded), with their spans in ``text``.
+
+    Invisible characters (zero-width, soft hyphen: see ``_INVISIBLE``) are
+    ignored, so they never split a word. ``join_lines``: a word broken across
+    a line break (with or without a hyphen) is read as one word.
+    """
+    cut = _INVISIBLE.pattern if not join_lines else f"{_INVISIBLE.pattern}|{_BROKEN_WORD.pattern}"
+    kept, where = _without(text, re.compile(cut))
+    found = _visible_tokens(kept)
+    if where is None:
+        return found
+    return [Token(t.text, where[t.start], where[t.end - 1] + 1) for t in found]
+
+
+def _without(text: str, pattern: re.Pattern[str]) -> tuple[str, list[int] | None]:
+    """``text`` with ``pattern``'s matches removed, and each kept character's index in ``text`` (None: nothing removed)."""
+    if not pattern.search(text):
+        return text, None
+    pieces: list[str] = []
+    where: list[int] = []
+    last = 0
+    for match in pattern.finditer(text):
+        pieces.append(text[last : match.start()])
+        where.extend(range(last, match.start()))
+        last = match.end()
+    pieces.append(text[last:])
+    where.extend(range(last, len(text)))
+    return "".join(pieces), where
+
+
+def _visible_tokens(text: str) -> list[Token]:
     if unicodedata.is_normalized("NFKC", text):
         return _words(text, 0)
     # Words never span whitespace, and NFKC keeps whitespace whitespace: fold line
@@ -143,14 +182,14 @@ def reaches(rule_scope: str, reader_scope: str | None) -> bool:
     return reader_scope is EVERY_PROJECT or rule_scope in (GLOBAL_SCOPE, reader_scope)
 
 
-def _unmarked_runs(text: str) -> list[list[Token]]:
+def _unmarked_runs(text: str, join_lines: bool = False) -> list[list[Token]]:
     """The tokens of ``text`` in runs between the marks a scrub left.
 
     A mark is never part of a match: its word would otherwise match a value
     that holds it ("forgotten ...") or join its neighbours into the value
     again, and a scrubbed text would never be clean.
     """
-    toks = tokens(text)
+    toks = tokens(text, join_lines=join_lines)
     if FORGOTTEN_MARK not in text:
         return [toks]
     marks = [(m.start(), m.end()) for m in re.finditer(re.escape(FORGOTTEN_MARK), text)]
@@ -192,14 +231,16 @@ class TombstoneMatcher:
         by_width: dict[int, dict[str, UUID]] = {}
         for rule in rules:
             by_width.setdefault(rule.width, {})[rule.digest] = rule.tombstone_id
-        for toks in _unmarked_runs(text):
-            for width, digests in by_width.items():
-                for i in range(len(toks) - width + 1):
-                    window = toks[i : i + width]
-                    hit = digests.get(value_digest(self.key, (t.text for t in window)))
-                    if hit is not None:
-                        found.append(Match(hit, window[0].start, window[-1].end))
-        return sorted(found, key=lambda m: (m.start, m.end))
+        readings = [False, True] if _BROKEN_WORD.search(text) else [False]
+        for join_lines in readings:  # a word broken across lines is tried joined, too
+            for toks in _unmarked_runs(text, join_lines):
+                for width, digests in by_width.items():
+                    for i in range(len(toks) - width + 1):
+                        window = toks[i : i + width]
+                        hit = digests.get(value_digest(self.key, (t.text for t in window)))
+                        if hit is not None:
+                            found.append(Match(hit, window[0].start, window[-1].end))
+        return sorted(set(found), key=lambda m: (m.start, m.end))
 
     def contains(self, text: str, scope: str | None) -> bool:
         """True when ``text`` carries a value withheld from a reader in ``scope``."""

@@ -38,6 +38,10 @@ class ItemKind(StrEnum):
     ASSISTANT = "assistant"
     TOOL_CALL = "tool_call"
     TOOL_OUTPUT = "tool_output"
+    # What the harness or mnemolog put before the model: Codex's <environment_context>,
+    # memory mnemolog served (hook output, its MCP answers). Kept for the record;
+    # never a user message, never shown to phase 1.
+    CONTEXT = "context"
 
 
 class TranscriptItem(Frozen):
@@ -88,9 +92,11 @@ class Transcript(Frozen):
     items: tuple[TranscriptItem, ...] = ()
     line_count: int = 0
     skipped: dict[str, int] = Field(default_factory=dict)  # reason -> count
+    ignored: dict[str, int] = Field(default_factory=dict)  # known non-conversation line type -> count (no warning)
     used_web_search: bool = False
     used_mcp_tools: tuple[str, ...] = ()
     citations: tuple[CitationRef, ...] = ()
+    warnings: tuple[str, ...] = ()  # what the reader left out, each naming the file and line
 
     @property
     def user_message_count(self) -> int:
@@ -109,11 +115,13 @@ def scrub_transcript(transcript: Transcript, matcher: TombstoneMatcher, scope: s
         hits.update(ids)
         items.append(item.model_copy(update={"text": clean}) if ids else item)
     meta = transcript.meta
-    if meta.first_user_message:
-        clean, ids = matcher.scrub(meta.first_user_message, scope)
-        if ids:
-            hits.update(ids)
-            meta = meta.model_copy(update={"first_user_message": clean})
+    for name in ("first_user_message", "cwd", "git_branch", "path"):  # a value in a folder or branch name too
+        value = getattr(meta, name)
+        if value:
+            clean, ids = matcher.scrub(value, scope)
+            if ids:
+                hits.update(ids)
+                meta = meta.model_copy(update={name: clean})
     if not hits:
         return transcript, ()
     return transcript.model_copy(update={"items": tuple(items), "meta": meta}), tuple(sorted(hits, key=str))

@@ -1,7 +1,9 @@
 """What one consolidation changed, read only from the log.
 
 Inputs added, changed and removed; each item edit with the text before and
-after; what code overrode or rejected and why; model, prompt hash, tokens.
+after; what code overrode or rejected and why; each planning round (edits
+rejected, a plan refused, a model call that failed), the repair round and the
+fallback to the offline consolidator; model, prompt hash, tokens.
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ from uuid import UUID
 from mnemolog.domain.application import MnemologApp
 from mnemolog.domain.consolidation import Consolidation
 from mnemolog.domain.memory_item import MemoryItem
+from mnemolog.domain.session import Session
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher
-from mnemolog.projections.explain import scrub_all
+from mnemolog.projections.explain import readable_in, scrub_all
 from mnemolog.projections.log_reader import log_events
 
 
@@ -74,26 +77,43 @@ def latest_run(app: MnemologApp) -> UUID | None:
     return latest
 
 
-def audit_run(app: MnemologApp, run_id: UUID, matcher: TombstoneMatcher) -> dict[str, Any] | None:
-    """One run's audit as a JSON-ready dict, or None when there is no such run."""
+def audit_run(app: MnemologApp, run_id: UUID, matcher: TombstoneMatcher, project: str | None = None) -> dict[str, Any] | None:
+    """One run's audit as a JSON-ready dict, or None when there is no such run.
+
+    ``project``: scoped like every read: only edits of that project's and
+    global items, and only its sessions among the inputs (the rest counted in
+    ``hidden``).
+    """
     run_events: list[Any] = []
+    session_scopes: dict[UUID, str] = {}
+    hidden_edits = 0
     items: dict[UUID, dict[str, Any]] = {}  # item state as the log stood before each edit
     edits: list[dict[str, Any]] = []
     for _, e in log_events(app):
         if isinstance(e, Consolidation.Event) and e.originator_id == run_id:
             run_events.append(e)
             continue
+        if isinstance(e, Session.Recorded | Session.Updated):
+            session_scopes[e.originator_id] = e.facts.scope
+            continue
         if not isinstance(e, MemoryItem.Event):
             continue
         before = items.get(e.originator_id)
         if isinstance(e, (MemoryItem.Added, MemoryItem.Revised)):
-            scope = e.scope if isinstance(e, MemoryItem.Added) else (before or {}).get("scope", "global")
+            scope = getattr(e, "scope", None) or (before or {}).get("scope", "global")
             after = {"title": e.title, "text": e.text, "keywords": list(e.keywords), "scope": scope,
                      "kind": e.kind if isinstance(e, MemoryItem.Added) else (before or {}).get("kind")}
             items[e.originator_id] = after
+        elif isinstance(e, (MemoryItem.Edited, MemoryItem.ScopeChanged)) and before is not None:
+            # A person's edit between runs: later revisions are diffed against it.
+            changes = {"title": e.title, "text": e.text} if isinstance(e, MemoryItem.Edited) else {"scope": e.scope}
+            after = items[e.originator_id] = {**before, **changes}
         else:
             after = before or {}
         if getattr(e, "consolidation_id", None) != run_id:
+            continue
+        if not readable_in((after or before or {}).get("scope", "global"), project):
+            hidden_edits += 1
             continue
         op = {"Added": "add", "Revised": "revise", "Retired": "retire", "Invalidated": "invalidate"}.get(type(e).__name__, "other")
         edit: dict[str, Any] = {
@@ -118,31 +138,59 @@ def audit_run(app: MnemologApp, run_id: UUID, matcher: TombstoneMatcher) -> dict
     overrides: list[dict[str, Any]] = []
     notes: list[str] = []
     user_profile = ""
+    rounds: list[dict[str, Any]] = []
+    repair: dict[str, Any] | None = None
+    fallback: dict[str, Any] | None = None
     for e in run_events[1:]:
-        if isinstance(e, Consolidation.Completed):
+        if isinstance(e, (Consolidation.EditsRejected, Consolidation.PlanRefused)):
+            refused = isinstance(e, Consolidation.PlanRefused)
+            rounds.append({
+                "round": e.round, "model": e.model, "proposed": e.proposed, "refused": refused,
+                "reason": scrub_all(e.reason, matcher) if refused else None,
+                "rejected": [_scrubbed_override(o.model_dump(mode="json"), matcher) for o in e.rejected],
+            })
+        elif isinstance(e, Consolidation.ModelFailed):
+            rounds.append({"round": e.round, "model": e.model, "error": scrub_all(e.error, matcher), "rejected": []})
+        elif isinstance(e, Consolidation.RepairRequested):
+            repair = {"round": e.round, "problems": [scrub_all(p, matcher) for p in e.problems]}
+        elif isinstance(e, Consolidation.FellBack):
+            fallback = {"consolidator": e.consolidator, "reason": scrub_all(e.reason, matcher)}
+        elif isinstance(e, Consolidation.Completed):
             overrides = [o.model_dump(mode="json") for o in e.overrides]
             notes = [str(n) for n in e.notes_applied]
             user_profile = scrub_all(e.user_profile, matcher)
         elif isinstance(e, Consolidation.Failed):
             overrides = [o.model_dump(mode="json") for o in e.rejected]
-    for o in overrides:
-        o["reason"] = scrub_all(o["reason"], matcher)
-        o["edit"] = scrub_all(o["edit"], matcher)
+    overrides = [_scrubbed_override(o, matcher) for o in overrides]
+
+    def ours(session_id: UUID) -> bool:
+        return readable_in(session_scopes.get(session_id, "unknown"), project)
+
+    selected = [s for s in started.selection if ours(s.session_id)]
     return {
         **summary,
         "inputs": {
-            "selected": [{"session": str(s.session_id), "rank": s.rank, "content_hash": s.content_hash} for s in started.selection],
-            "added": [str(s) for s in started.diff.added],
-            "changed": [str(s) for s in started.diff.changed],
-            "removed": [str(s) for s in started.diff.removed],
+            "selected": [{"session": str(s.session_id), "rank": s.rank, "content_hash": s.content_hash} for s in selected],
+            "added": [str(s) for s in started.diff.added if ours(s)],
+            "changed": [str(s) for s in started.diff.changed if ours(s)],
+            "removed": [str(s) for s in started.diff.removed if ours(s)],
         },
+        "project": project,
+        "hidden": {"edits": hidden_edits, "inputs": len(started.selection) - len(selected)},
         "edits": edits,
         "code_retired": [o for o in overrides if o["action"] == "retired"],
         "rejected": [o for o in overrides if o["action"] == "rejected"],
         "overrides": overrides,
         "notes_applied": notes,
         "user_profile": user_profile,
+        "rounds": rounds,
+        "repair": repair,
+        "fallback": fallback,
     }
+
+
+def _scrubbed_override(override: dict[str, Any], matcher: TombstoneMatcher) -> dict[str, Any]:
+    return {**override, "reason": scrub_all(override["reason"], matcher), "edit": scrub_all(override["edit"], matcher)}
 
 
 def _shown(state: dict[str, Any] | None, matcher: TombstoneMatcher) -> dict[str, Any] | None:

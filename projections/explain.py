@@ -19,6 +19,7 @@ from mnemolog.domain.citation import Citation
 from mnemolog.domain.consolidation import Consolidation
 from mnemolog.domain.memory_item import MemoryItem
 from mnemolog.domain.note import Note
+from mnemolog.domain.plan import GLOBAL_SCOPE
 from mnemolog.domain.session import Session
 from mnemolog.domain.tombstone import Tombstone
 from mnemolog.domain.tombstone_matcher import EVERY_PROJECT, TombstoneMatcher, tokens
@@ -55,10 +56,27 @@ def _item_events(app: MnemologApp, item_id: UUID) -> list[Any]:
         return []
 
 
-def explain_item(app: MnemologApp, item_id: UUID, matcher: TombstoneMatcher) -> dict[str, Any] | None:
-    """The item's story as a JSON-ready dict, or None when no such item was ever recorded."""
+def readable_in(scope: str, project: str | None) -> bool:
+    """Whether a reader in ``project`` may read an item or session of ``scope`` (None: no project, every scope)."""
+    return project is None or scope in (GLOBAL_SCOPE, project)
+
+
+def current_scope(own: list[Any]) -> str:
+    """An item's scope as its events leave it (the last event that names one)."""
+    return next((e.scope for e in reversed(own) if isinstance(getattr(e, "scope", None), str)), GLOBAL_SCOPE)
+
+
+def explain_item(app: MnemologApp, item_id: UUID, matcher: TombstoneMatcher, project: str | None = None) -> dict[str, Any] | None:
+    """The item's story as a JSON-ready dict, or None when no such item was ever recorded.
+
+    ``project``: the reader's project, as for ``show``: another project's item
+    is None, and only evidence sessions of ``project`` are described (the
+    others are counted in ``sessions_elsewhere``).
+    """
     own = _item_events(app, item_id)
     if not own or not isinstance(own[0], MemoryItem.Added):
+        return None
+    if not readable_in(current_scope(own), project):
         return None
     added: MemoryItem.Added = own[0]
     scrub = _Text(matcher, added.scope)
@@ -101,6 +119,22 @@ def explain_item(app: MnemologApp, item_id: UUID, matcher: TombstoneMatcher) -> 
             entry.update(action="re-recorded", after={"title": scrub(e.title), "text": scrub(e.text), "keywords": scrub.many(e.keywords)})
         elif isinstance(e, MemoryItem.Reviewed):
             entry.update(action="reviewed", verdict=e.verdict.value, reviewer=e.reviewer, note=scrub(e.note))
+        elif isinstance(e, MemoryItem.Edited):
+            after = {"title": scrub(e.title), "text": scrub(e.text), "keywords": scrub.many(state.get("keywords") or [])}
+            entry.update(
+                action="edited",
+                editor=e.editor,
+                before=None if before is None else {
+                    "title": scrub(before["title"]), "text": scrub(before["text"]), "keywords": scrub.many(before["keywords"] or [])
+                },
+                after=after,
+            )
+            state.update(title=e.title, text=e.text)
+            versions.append({"version": e.originator_version, "at": entry["at"], **after})
+        elif isinstance(e, (MemoryItem.Pinned, MemoryItem.Unpinned)):
+            entry.update(action="pinned" if isinstance(e, MemoryItem.Pinned) else "unpinned", editor=e.pinner)
+        elif isinstance(e, MemoryItem.ScopeChanged):
+            entry.update(action="scope changed", editor=e.editor, scope=e.scope, previous=e.previous)
         else:  # pragma: no cover - future event types
             entry.update(action=type(e).__name__.lower())
         timeline.append({"kind": "item", **entry})
@@ -150,23 +184,26 @@ def explain_item(app: MnemologApp, item_id: UUID, matcher: TombstoneMatcher) -> 
         elif isinstance(e, Note.Recorded):
             notes.append({"note": str(origin), "at": _iso(e.timestamp), "intent": e.intent, "text": scrub(e.text)})
 
+    elsewhere = [k for k, s in sessions.items() if not readable_in(s.get("scope") or "unknown", project)]
+    for key in elsewhere:
+        del sessions[key]
     spans: list[Any] = []
     for e in own:  # the spans of the latest version that named them
         if isinstance(e, (MemoryItem.Added, MemoryItem.Rerecorded)) or (isinstance(e, MemoryItem.Revised) and e.spans is not None):
             spans = list(e.spans or ())
-    span_list = [
+    span_list = [  # only in the sessions this reader may see described
         {
-            "native_id": sessions.get(str(s.session_id), {}).get("native_id"),
+            "native_id": sessions[str(s.session_id)].get("native_id"),
             "session_id": str(s.session_id),
-            "agent": sessions.get(str(s.session_id), {}).get("agent"),
-            "path": sessions.get(str(s.session_id), {}).get("path"),
+            "agent": sessions[str(s.session_id)].get("agent"),
+            "path": sessions[str(s.session_id)].get("path"),
             "line": s.line,
             "item": s.item,
             "quote": scrub(s.quote),
         }
         for s in spans
+        if str(s.session_id) in sessions
     ]
-
     applied_notes = {n for r in runs.values() for n in r.get("notes_applied", [])}
     notes = [n for n in notes if n["note"] in applied_notes]
     for t in tombstones.values():
@@ -182,14 +219,17 @@ def explain_item(app: MnemologApp, item_id: UUID, matcher: TombstoneMatcher) -> 
             status = "invalidated"
     valid_to = next((e.valid_to for e in reversed(own) if isinstance(e, MemoryItem.Invalidated)), None)
     trust = next((e.verdict.value for e in reversed(own) if isinstance(e, MemoryItem.Reviewed)), added.trust.value)
+    scope = current_scope(own)
+    pinned = next((isinstance(e, MemoryItem.Pinned) for e in reversed(own) if isinstance(e, (MemoryItem.Pinned, MemoryItem.Unpinned))), False)
     return {
         "item": str(item_id),
         "kind": added.kind,
-        "scope": added.scope,
+        "scope": scope,
         "task_group": scrub(added.task_group),
         "now": {
             "status": status,
             "trust": trust,
+            "pinned": pinned,
             "title": scrub(state.get("title")),
             "text": scrub(state.get("text")),
             "keywords": scrub.many(state.get("keywords") or []),
@@ -201,6 +241,7 @@ def explain_item(app: MnemologApp, item_id: UUID, matcher: TombstoneMatcher) -> 
         "timeline": timeline,
         "sessions": [sessions[k] for k in sorted(sessions)],
         "spans": span_list,
+        "sessions_elsewhere": len(elsewhere),
         "consolidations": [runs[k] for k in sorted(runs, key=lambda k: runs[k].get("started_at") or "")],
         "citations": {"count": len(citations), "last": max((c["at"] for c in citations if c["at"]), default=None), "list": citations},
         "tombstones": [tombstones[k] for k in sorted(tombstones)],
@@ -208,17 +249,25 @@ def explain_item(app: MnemologApp, item_id: UUID, matcher: TombstoneMatcher) -> 
     }
 
 
-def find_items(app: MnemologApp, text: str, limit: int = 10) -> list[dict[str, Any]]:
-    """Items whose current or past text shares the most words with ``text`` (best first)."""
+def find_items(app: MnemologApp, text: str, limit: int = 10, project: str | None = None) -> list[dict[str, Any]]:
+    """Items whose current or past text shares the most words with ``text`` (best first).
+
+    ``project``: only items a reader in that project may read (its own and global ones).
+    """
     wanted = {t.text for t in tokens(text)}
     if not wanted:
         return []
     best: dict[UUID, tuple[int, str]] = {}
+    scopes: dict[UUID, str] = {}
     for _, e in log_events(app):
+        scope = getattr(e, "scope", None)
+        if isinstance(e, MemoryItem.Event) and isinstance(scope, str):
+            scopes[e.originator_id] = scope
         if isinstance(e, (MemoryItem.Added, MemoryItem.Revised)):
             words = {t.text for t in tokens(" ".join([e.title, e.text, " ".join(e.keywords)]))}
             score = len(wanted & words)
             if score and score >= best.get(e.originator_id, (0, ""))[0]:
                 best[e.originator_id] = (score, _iso(e.timestamp) or "")
+    best = {i: v for i, v in best.items() if readable_in(scopes.get(i, GLOBAL_SCOPE), project)}
     ranked = sorted(best.items(), key=lambda kv: (-kv[1][0], kv[1][1]), reverse=False)
     return [{"item": str(i), "matched_words": s, "of": len(wanted)} for i, (s, _) in ranked[:limit]]

@@ -65,9 +65,10 @@ def _changed(item: ItemRow) -> datetime:
     return _utc(item.updated_at or item.created_at or _EPOCH)
 
 
-def item_order_key(item: ItemRow) -> tuple[int, int, float, str]:
-    """Most important first: trust, usage count, newer, then item id."""
+def item_order_key(item: ItemRow) -> tuple[bool, int, int, float, str]:
+    """Most important first: pinned, trust, usage count, newer, then item id."""
     return (
+        not item.pinned,
         _TRUST_RANK.get(item.trust, len(_TRUST_RANK)),
         -item.use_count,
         -_changed(item).timestamp(),
@@ -82,9 +83,25 @@ def code_span_flags(text: str) -> list[tuple[str, bool]]:
     return [(part, index % 2 == 1 and index < closed) for index, part in enumerate(parts)]
 
 
+_BOLD = re.compile(r"\*\*(?=[^\s*])((?:(?!\*\*).)+?)(?<=[^\s*])\*\*")
+_STAR_RUN = re.compile(r"\*{2,}")
+
+
+def _unbold(part: str) -> str:
+    """Bold markers dropped, and any other run of stars (``make: ***``) kept verbatim in a code span."""
+    return _STAR_RUN.sub(lambda m: f"`{m.group(0)}`", _BOLD.sub(r"\1", part))
+
+
 def strip_bold(text: str) -> str:
-    """Remove ``**`` outside code spans (a glob like ``'**/*.py'`` inside backticks is kept)."""
-    return "`".join(part if code else part.replace("**", "") for part, code in code_span_flags(text))
+    """No bold outside code spans: ``**x**`` becomes ``x``; other star runs (``make: ***``) become code.
+
+    A glob like ``'**/*.py'`` inside backticks is kept as it is. An unmatched
+    backtick becomes ``'`` first, so the code spans added here pair up.
+    """
+    if text.count("`") % 2:
+        head, _, tail = text.rpartition("`")
+        text = f"{head}'{tail}"
+    return "`".join(part if code else _unbold(part) for part, code in code_span_flags(text))
 
 
 def _inline(text: str) -> str:
@@ -333,9 +350,13 @@ def _clean_profile(profile: str, max_words: int) -> str:
 
 
 def _scope_suffix(view: _View, item: ItemRow) -> str:
-    if item.scope == GLOBAL_SCOPE:
+    return _scope_suffix_text(view, item.scope)
+
+
+def _scope_suffix_text(view: _View, scope: str) -> str:
+    if scope == GLOBAL_SCOPE:
         return ""
-    return f" (project: {_label(view.model, item.scope)})"
+    return f" (project: {_label(view.model, scope)})"
 
 
 def _preference_line(view: _View, item: ItemRow) -> str:
@@ -381,7 +402,7 @@ class _SummaryRenderer:
         self.prefs.sort(key=lambda i: (_scope_order(view.model, i.scope), item_order_key(i)))
         self.tips = [i for i in view.items if i.kind in _TIP_KINDS]
         self.tasks = [i for i in view.items if i.kind == "task"]
-        newest = max((_changed(t).date() for t in self.tasks), default=None)
+        newest = max((self._day(t) for t in self.tasks), default=None)
         self.cutoff: date | None = (
             newest - timedelta(days=RECENT_WINDOW_DAYS - 1) if newest else None
         )
@@ -391,24 +412,32 @@ class _SummaryRenderer:
         self.group_rank = [(g.scope, g.name) for g in sorted(self.groups, key=self._group_key)]
 
     @staticmethod
-    def _group_key(group: _Group) -> tuple[tuple[int, int, float, str], str, str]:
+    def _group_key(group: _Group) -> tuple[tuple[bool, int, int, float, str], str, str]:
         return (item_order_key(group.items[0]), group.scope, group.name)
 
     def _is_recent(self, item: ItemRow) -> bool:
-        return self.cutoff is not None and _changed(item).date() >= self.cutoff
+        return self.cutoff is not None and self._day(item) >= self.cutoff
+
+    def _day(self, task: ItemRow) -> date:
+        """The day of the work a task records: its newest session, else its valid time, else its last change."""
+        sessions = self.view.evidence(task)
+        if sessions:
+            return _utc(sessions[-1].updated_at).date()
+        return _utc(task.valid_from).date() if task.valid_from else _changed(task).date()
 
     def render(self, plan: _SummaryPlan) -> str:
         lines = ["v1", "", "## User Profile", ""]
         profile = _clean_profile(self.view.model.user_profile, plan.profile_words)
         lines += [profile or NO_PROFILE]
+        # Only user-wide memory is general: every project's memory sits in that project's block below.
         lines += self._bullets(
             "User preferences",
-            [_preference_line(self.view, i) for i in self.prefs if i.item_id in plan.kept],
+            [_preference_line(self.view, i) for i in self.prefs if i.item_id in plan.kept and i.scope == GLOBAL_SCOPE],
             "No preferences recorded yet.",
         )
         lines += self._bullets(
             "General Tips",
-            [_tip_line(self.view, i) for i in self.tips if i.item_id in plan.kept],
+            [_tip_line(self.view, i) for i in self.tips if i.item_id in plan.kept and i.scope == GLOBAL_SCOPE],
             "No general tips yet.",
         )
         lines += ["", "## What's in Memory"]
@@ -430,13 +459,16 @@ class _SummaryRenderer:
         lines: list[str] = []
         for scope in self.view.scopes():
             recent = [t for t in kept_tasks if t.scope == scope and self._is_recent(t)]
-            if not recent:
+            local = [] if scope == GLOBAL_SCOPE else self._project_bullets(scope, plan)
+            if not (recent or local):
                 continue
             lines += ["", f"### {_label(self.view.model, scope)}"]
-            days = sorted({_changed(t).date() for t in recent}, reverse=True)
+            if local:
+                lines += ["", self._applies_to(scope), "", *local]
+            days = sorted({self._day(t) for t in recent}, reverse=True)
             for day in days:
                 lines += ["", f"#### {day.isoformat()}", ""]
-                lines += [_topic_line(t) for t in recent if _changed(t).date() == day]
+                lines += [_topic_line(t) for t in recent if self._day(t) == day]
         older_lines: list[str] = []
         for scope in self.view.scopes():
             older = [
@@ -448,6 +480,19 @@ class _SummaryRenderer:
         if older_lines:
             lines += ["", f"### {OLDER_TOPICS}", *older_lines]
         return lines or ["", "No memory topics yet."]
+
+    def _project_bullets(self, scope: str, plan: _SummaryPlan) -> list[str]:
+        """A project's own preferences and tips, for its block (never under the general headings)."""
+        prefs = [f"- preference: {_short(i.text or i.title)}{_marker(i)}" for i in self.prefs if i.scope == scope and i.item_id in plan.kept]
+        tips = [_tip_line(self.view, i).replace("- ", "- tip: ", 1) for i in self.tips if i.scope == scope and i.item_id in plan.kept]
+        return [line.replace(_scope_suffix_text(self.view, scope), "") for line in [*prefs, *tips]]
+
+    def _applies_to(self, scope: str) -> str:
+        """Codex's ``applies_to`` line for a project's block: its working folders and when to reuse it."""
+        cwds = sorted({_one_line(s.cwd) for i in self.view.items if i.scope == scope for s in self.view.evidence(i) if s.cwd})
+        label = _label(self.view.model, scope)
+        cwd = ", ".join(cwds) if cwds else "unknown"
+        return f"applies_to: cwd={cwd}; reuse_rule=only within {label}; re-check files and commands before relying on them"
 
     def fit(self, count_tokens: Tokens, budget: int) -> str:
         """The fullest summary within ``budget`` tokens, dropping the least important bullets."""

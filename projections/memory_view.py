@@ -6,7 +6,9 @@ incremental catch-up and a rebuild call it, which is what makes them equal.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -106,8 +108,8 @@ def _session(sql: Sql, e: Any) -> None:
         if e.mode.value != "enabled":  # a disabled or polluted session's texts leave the view
             values.update(_WITHDRAWN)
     elif isinstance(e, Session.Scrubbed):
-        for name in ("first_user_message", "rollout_summary", "rollout_slug", "raw_memory"):
-            if getattr(e, name) is not None:
+        for name in ("first_user_message", "rollout_summary", "rollout_slug", "raw_memory", "cwd", "git_branch", "path"):
+            if getattr(e, name, None) is not None:
                 values[name] = getattr(e, name)
     elif isinstance(e, Session.Rerecorded):
         row = sql.one(f"SELECT mode, pruned, deleted, extraction_status FROM {table('sessions')} WHERE id = ?", [sid])
@@ -163,15 +165,35 @@ def _session(sql: Sql, e: Any) -> None:
     _update(sql, "sessions", sid, values)
 
 
+def search_tags(scope: str, kind: str) -> str:
+    """The index words that let the full-text index filter by scope and kind (see projections.search)."""
+    return f"{scope_tag(scope)} {kind_tag(kind)}"
+
+
+def scope_tag(scope: str) -> str:
+    """One index word for a scope key (letters and digits only, so every tokenizer keeps it whole)."""
+    return "scope" + hashlib.sha1(scope.encode()).hexdigest()[:20] + "x"
+
+
+def kind_tag(kind: str) -> str:
+    """One index word for an item kind."""
+    return "kind" + re.sub(r"[^a-z0-9]", "", kind.lower()) + "x"
+
+
+def _search_drop(sql: Sql, item_id: str) -> None:
+    sql.run(f"DELETE FROM {table('search_rows')} WHERE item_id = ?", [item_id])  # by its unique index
+
+
 def _search_put(
     sql: Sql, item_id: str, scope: str, kind: str, title: str, text: str, keywords: tuple[str, ...], fresh: bool = False
 ) -> None:
-    if not fresh:  # on FTS5 this DELETE scans the whole index (item_id is unindexed): skip it for a new item
-        sql.run(f"DELETE FROM {table('search')} WHERE item_id = ?", [item_id])
-    _insert(
-        sql,
-        "search",
-        {"item_id": item_id, "scope": scope, "kind": kind, "title": title, "text": text, "keywords": " ".join(keywords)},
+    if not fresh:
+        _search_drop(sql, item_id)
+    rows = table("search_rows")
+    sql.run(
+        f"INSERT INTO {rows} (id, item_id, scope, kind, title, text, keywords, tags) "
+        f"SELECT COALESCE(MAX(id), 0) + 1, ?, ?, ?, ?, ?, ?, ? FROM {rows}",  # the newest row has the highest id
+        [item_id, scope, kind, title, text, " ".join(keywords), search_tags(scope, kind)],
     )
 
 
@@ -211,6 +233,9 @@ def _item(sql: Sql, e: Any) -> None:
                 "updated_at": at,
                 "consolidation_id": str(e.consolidation_id) if e.consolidation_id else None,
                 "revision": 1,
+                "pinned": 0,
+                "context_rank": context_rank(e.trust.value),
+                "use_count": 0,
                 "spans": _spans(e.spans),
             },
         )
@@ -239,12 +264,23 @@ def _item(sql: Sql, e: Any) -> None:
     elif isinstance(e, MemoryItem.Retired):
         # A retired item's text leaves the view (it may carry a forgotten value); explain reads it from the log.
         values.update(status=ItemStatus.RETIRED.value, title="", text="", keywords="[]", spans="[]")
-        sql.run(f"DELETE FROM {table('search')} WHERE item_id = ?", [iid])
+        _search_drop(sql, iid)
     elif isinstance(e, MemoryItem.Invalidated):
         values.update(status=ItemStatus.INVALIDATED.value, valid_to=iso(e.valid_to))
-        sql.run(f"DELETE FROM {table('search')} WHERE item_id = ?", [iid])
+        _search_drop(sql, iid)
     elif isinstance(e, MemoryItem.Reviewed):
         values["trust"] = e.verdict.value
+        values["context_rank"] = context_rank(e.verdict.value)
+    elif isinstance(e, MemoryItem.Edited):
+        values.update(title=e.title, text=e.text)
+        if row["status"] == ItemStatus.ACTIVE.value:
+            _search_put(sql, iid, row["scope"], row["kind"], e.title, e.text, tuple(json.loads(row["keywords"] or "[]")))
+    elif isinstance(e, (MemoryItem.Pinned, MemoryItem.Unpinned)):
+        values["pinned"] = int(isinstance(e, MemoryItem.Pinned))
+    elif isinstance(e, MemoryItem.ScopeChanged):
+        values["scope"] = e.scope
+        if row["status"] == ItemStatus.ACTIVE.value:
+            _search_put(sql, iid, e.scope, row["kind"], row["title"] or "", row["text"] or "", tuple(json.loads(row["keywords"] or "[]")))
     elif isinstance(e, MemoryItem.Rerecorded):
         values["task_group"] = e.task_group
         if row["status"] != ItemStatus.RETIRED.value:  # a retired item's text has left the view
@@ -315,6 +351,11 @@ def _bump(sql: Sql, name: str, key: str, value: str, at: str | None) -> None:
         _update(sql, name, value, {"use_count": int(row["use_count"]) + 1, "last_used": at}, key=key)
 
 
+def context_rank(trust: str) -> int:
+    """The order context lists items in: accepted, proposed, doubted (rejected ones never: 3)."""
+    return {"accepted": 0, "proposed": 1, "doubted": 2}.get(trust, 3)
+
+
 def _citation(sql: Sql, e: Citation.Recorded) -> None:
     at = iso(e.cited_at)
     _insert(
@@ -332,6 +373,8 @@ def _citation(sql: Sql, e: Citation.Recorded) -> None:
         _bump(sql, "session_usage", "session_id", sid, at)
     for iid in sorted({str(i) for i in e.item_ids}):
         _bump(sql, "item_usage", "item_id", iid, at)
+        # The count also lives on the item row, so context reads items in rank order from an index.
+        sql.run(f"UPDATE {table('items')} SET use_count = COALESCE(use_count, 0) + 1 WHERE id = ?", [iid])
 
 
 def _injection(sql: Sql, e: Injection.Served) -> None:

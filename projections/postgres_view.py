@@ -59,10 +59,21 @@ class MemoryProjection(Projection[Any]):
         self.view.apply([(domain_event, tracking)])
 
 
+def _copy_table(source: Any, target: Any, name: str, chunk: int = 5_000) -> None:
+    """Stream one table from the scratch SQLite view into PostgreSQL with COPY (never the whole table in memory)."""
+    source.execute(f"SELECT * FROM {name}")
+    columns = [d[0] for d in source.description]
+    with target.copy(f"COPY {name} ({', '.join(columns)}) FROM STDIN") as copy:
+        while rows := source.fetchmany(chunk):
+            for row in rows:
+                copy.write_row(tuple(row))
+
+
 def rebuild_by_copy(app: MnemologApp, view: PostgresMemoryView, batch_size: int) -> int:
     """Replay the log into a scratch SQLite view, then COPY every table in one transaction.
 
-    The indexes are built after loading; returns the events replayed.
+    Each table streams from a SQLite cursor into COPY in chunks; the indexes
+    are built after loading; returns the events replayed.
     """
     with tempfile.TemporaryDirectory(prefix="mnemolog-rebuild-") as scratch:
         staging = open_sqlite_view(str(Path(scratch) / "views.sqlite"))
@@ -75,13 +86,7 @@ def rebuild_by_copy(app: MnemologApp, view: PostgresMemoryView, batch_size: int)
                 for statement in create_statements("postgres", with_indexes=False):
                     cursor.execute(statement)
                 for name in copied_tables():
-                    rows = source.rows(f"SELECT * FROM {table(name)}")
-                    if not rows:
-                        continue
-                    columns = list(rows[0])
-                    with cursor.copy(f"COPY {table(name)} ({', '.join(columns)}) FROM STDIN") as copy:
-                        for row in rows:
-                            copy.write_row([row[c] for c in columns])
+                    _copy_table(source.cursor.sqlite_cursor, cursor, table(name))
                 for statement in index_statements("postgres"):
                     cursor.execute(statement)
                 if count:

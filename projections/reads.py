@@ -12,14 +12,18 @@ from mnemolog.domain.consolidation import SelectedInput
 from mnemolog.domain.evidence_spans import EvidenceSpan
 from mnemolog.domain.plan import GLOBAL_SCOPE
 from mnemolog.domain.reads import (
+    ID_KINDS,
     CitationRow,
     EvidenceSession,
     InjectionRow,
     ItemRow,
     NoteRow,
+    RunRow,
     SearchHit,
     SelectedSession,
+    SessionState,
     SessionTexts,
+    TombstoneRow,
     ViewCounts,
 )
 from mnemolog.domain.selection import Candidate
@@ -64,6 +68,7 @@ def item_row(r: dict[str, Any]) -> ItemRow:
         revision=int(r["revision"] or 1),
         use_count=int(r.get("use_count") or 0),
         last_used=when(r.get("last_used")),
+        pinned=bool(r.get("pinned") or 0),
         served_count=int(r.get("served_count") or 0),
         last_served=when(r.get("last_served")),
         spans=tuple(EvidenceSpan.model_validate(s) for s in json.loads(r.get("spans") or "[]")),
@@ -84,11 +89,43 @@ def note_row(r: dict[str, Any]) -> NoteRow:
     )
 
 
+def session_state(r: dict[str, Any]) -> SessionState:
+    """A sessions row as the read port's phase-1 state."""
+    answered = r["extraction_status"] in ("extracted", "nothing")
+    return SessionState(
+        session_id=UUID(r["id"]),
+        source=r["source"] or "",
+        native_id=r["native_id"] or "",
+        scope=r["scope"] or "",
+        cwd=r["cwd"] or "",
+        updated_at=when(r["updated_at"]) or when(r["recorded_at"]),
+        interactive=bool(r["interactive"]),
+        user_messages=int(r["user_message_count"] or 0),
+        mode=r["mode"] or "enabled",
+        eligible=None if r["eligible"] is None else bool(r["eligible"]),
+        eligibility_reasons=tuple(json.loads(r["eligibility_reasons"] or "[]")),
+        extraction_status=r["extraction_status"] or "none",
+        current=answered and r["extracted_hash"] == r["content_hash"],
+        attempts=int(r["attempts"] or 0),
+        retry_after=when(r["retry_after"]),
+        last_error=r["last_error"],
+        extracted_at=when(r["extracted_at"]),
+        pruned=bool(r["pruned"]),
+        deleted=bool(r["deleted"]),
+    )
+
+
+_PREFIX_TABLES = {"items": "items", "sessions": "sessions", "notes": "notes", "tombstones": "tombstones", "runs": "consolidations"}
+
+
+def _like_escaped(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
 _WITH_USAGE = (
     f"SELECT i.*, u.use_count, u.last_used, v.served_count, v.last_served FROM {table('items')} i "
     f"LEFT JOIN {table('item_usage')} u ON u.item_id = i.id LEFT JOIN {table('item_serving')} v ON v.item_id = i.id"
 )
-_TRUST_ORDER = "CASE i.trust WHEN 'accepted' THEN 0 WHEN 'proposed' THEN 1 ELSE 2 END"
 
 
 class ViewReads:
@@ -170,15 +207,25 @@ class ViewReads:
     def session_texts(self) -> list[SessionTexts]:
         """Every session's stored texts (first message, rollout summary and slug, raw memory)."""
         rows = self.query(
-            f"SELECT id, scope, first_user_message, rollout_summary, rollout_slug, raw_memory FROM {table('sessions')} ORDER BY id"
+            f"SELECT id, scope, first_user_message, rollout_summary, rollout_slug, raw_memory, cwd, git_branch, path FROM {table('sessions')} ORDER BY id"
         )
-        columns = ("first_user_message", "rollout_summary", "rollout_slug", "raw_memory")
+        columns = ("first_user_message", "rollout_summary", "rollout_slug", "raw_memory", "cwd", "git_branch", "path")
         return [SessionTexts(UUID(r["id"]), r["scope"], tuple(r[c] for c in columns if r[c])) for r in rows]
 
     def resolve_session(self, reference: str) -> UUID | None:
         """A session's id from its mnemolog id or its agent's own id; None when unknown or ambiguous."""
         rows = self.query(f"SELECT id FROM {table('sessions')} WHERE id = ? OR native_id = ?", [reference, reference])
         return UUID(rows[0]["id"]) if len(rows) == 1 else None
+
+    def session_states(self, project: str | None = None) -> list[SessionState]:
+        """Every session not deleted (of ``project`` only, when given), newest first, with its phase-1 state."""
+        cond, params = ("1 = 1", []) if project is None else ("scope = ?", [project])
+        rows = self.query(
+            f"SELECT * FROM {table('sessions')} WHERE deleted = 0 AND {cond} "
+            "ORDER BY COALESCE(updated_at, recorded_at) DESC, id",
+            params,
+        )
+        return [session_state(r) for r in rows]
 
     # items --------------------------------------------------------------------
     def active_items(self, project: str | None = None) -> list[ItemRow]:
@@ -199,13 +246,31 @@ class ViewReads:
         return {r["id"] for r in self.query(f"SELECT id FROM {table('items')} WHERE id IN ({marks})", list(ids))}
 
     def context_items(self, project: str, offset: int, limit: int) -> list[ItemRow]:
-        """Current, not rejected items of ``project`` and global: accepted, proposed, doubted; most used, newest first."""
+        """Current, not rejected items of ``project`` and global: pinned; accepted, proposed, doubted; most used, newest first.
+
+        Each scope is read in rank order from the ``items_context`` index, at
+        most ``offset + limit`` rows each, and the two are merged: the work
+        grows with the page asked for, not with the store.
+        """
+        order = "pinned DESC, context_rank, use_count DESC, updated_at DESC, id"
+        each = (
+            f"SELECT * FROM (SELECT * FROM {table('items')} WHERE scope = ? AND status = 'active' AND context_rank < 3 "
+            f"ORDER BY {order} LIMIT ?) AS s{{n}}"
+        )
         rows = self.query(
-            f"{_WITH_USAGE} WHERE i.status = 'active' AND i.trust <> 'rejected' AND i.scope IN (?, ?) "
-            f"ORDER BY {_TRUST_ORDER}, COALESCE(u.use_count, 0) DESC, i.updated_at DESC, i.id LIMIT ? OFFSET ?",
-            [project, GLOBAL_SCOPE, limit, offset],
+            f"SELECT i.*, u.last_used FROM ({each.format(n=1)} UNION ALL {each.format(n=2)}) AS i "
+            f"LEFT JOIN {table('item_usage')} u ON u.item_id = i.id ORDER BY {order} LIMIT ? OFFSET ?",
+            [project, offset + limit, GLOBAL_SCOPE, offset + limit, limit, offset],
         )
         return [item_row(r) for r in rows]
+
+    def context_count(self, project: str) -> int:
+        """How many items ``context_items`` would list for ``project`` in all (counted on the index)."""
+        rows = self.query(
+            f"SELECT COUNT(*) AS n FROM {table('items')} WHERE scope IN (?, ?) AND status = 'active' AND context_rank < 3",
+            [project, GLOBAL_SCOPE],
+        )
+        return int(rows[0]["n"])
 
     def item(self, item_id: UUID, project: str) -> ItemRow | None:
         """One item of ``project`` or global, whatever its status."""
@@ -227,6 +292,31 @@ class ViewReads:
             )
             for r in rows
         ]
+
+    def list_items(
+        self,
+        project: str | None = None,
+        *,
+        kind: str | None = None,
+        trust: str | None = None,
+        status: str | None = None,
+        text: str | None = None,
+        limit: int = 200,
+    ) -> list[ItemRow]:
+        """Items of ``project`` and global (every scope when None), pinned first, then the most recently updated."""
+        cond, params = scope_filter(project, "i.scope")
+        for column, value in (("i.kind", kind), ("i.trust", trust), ("i.status", status)):
+            if value is not None:
+                cond += f" AND {column} = ?"
+                params.append(value)
+        if text:
+            cond += " AND (LOWER(i.title) LIKE ? ESCAPE '\\' OR LOWER(i.text) LIKE ? ESCAPE '\\')"
+            needle = f"%{_like_escaped(text.lower())}%"
+            params += [needle, needle]
+        rows = self.query(
+            f"{_WITH_USAGE} WHERE {cond} ORDER BY COALESCE(i.pinned, 0) DESC, i.updated_at DESC, i.id LIMIT ?", [*params, limit]
+        )
+        return [item_row(r) for r in rows]
 
     def search(self, query: str, project: str | None, kind: str | None, limit: int) -> list[SearchHit]:
         """Current items of ``project`` and global matching the words of ``query``, best first."""
@@ -282,6 +372,25 @@ class ViewReads:
         rows = self.query(f"SELECT id FROM {table('consolidations')} WHERE user_profile <> '' ORDER BY id")
         return [UUID(r["id"]) for r in rows]
 
+    def runs(self, limit: int = 50) -> list[RunRow]:
+        """The latest consolidation runs, newest first."""
+        rows = self.query(f"SELECT * FROM {table('consolidations')} ORDER BY started_at DESC, id LIMIT ?", [limit])
+        return [
+            RunRow(
+                run_id=UUID(r["id"]),
+                status=r["status"],
+                started_at=when(r["started_at"]),
+                ended_at=when(r["ended_at"]),
+                model=r["model"] or "",
+                added=int(r["added"] or 0),
+                revised=int(r["revised"] or 0),
+                retired=int(r["retired"] or 0),
+                invalidated=int(r["invalidated"] or 0),
+                error=r["error"],
+            )
+            for r in rows
+        ]
+
     # injections and citations ---------------------------------------------------
     def injections(self, session: str) -> list[InjectionRow]:
         """Every serving of memory to ``session``, oldest first."""
@@ -307,6 +416,36 @@ class ViewReads:
         """Active tombstones."""
         rows = self.query(f"SELECT id, digest, width, scope FROM {table('tombstones')} WHERE lifted = 0 ORDER BY id")
         return [TombstoneRule(UUID(r["id"]), r["digest"], int(r["width"]), r["scope"]) for r in rows]
+
+    def tombstones(self, project: str | None = None) -> list[TombstoneRow]:
+        """Every tombstone (of ``project`` and global ones, when given), newest first; never a value."""
+        cond, params = scope_filter(project)
+        rows = self.query(
+            f"SELECT id, scope, reason, placed_at, lifted, suppressions FROM {table('tombstones')} WHERE {cond} "
+            "ORDER BY placed_at DESC, id",
+            params,
+        )
+        return [
+            TombstoneRow(UUID(r["id"]), r["scope"], r["reason"] or "", when(r["placed_at"]), bool(r["lifted"]), int(r["suppressions"] or 0))
+            for r in rows
+        ]
+
+    # ids ------------------------------------------------------------------------
+    def ids_with_prefix(self, what: str, prefix: str, project: str | None = None, limit: int = 10) -> list[UUID]:
+        """Ids of ``what`` starting with ``prefix`` (sessions: or their agent's id), sorted, at most ``limit``."""
+        if what not in ID_KINDS:
+            raise ValueError(f"unknown id kind {what!r} (expected one of {', '.join(ID_KINDS)})")
+        if not prefix or any(c not in "0123456789abcdef-" for c in prefix):
+            return []
+        like = prefix + "%"
+        cond, params = "id LIKE ?", [like]
+        if what == "sessions":
+            cond, params = "(id LIKE ? OR LOWER(native_id) LIKE ?)", [like, like]
+        if project is not None and what in ("items", "tombstones"):
+            scoped, extra = scope_filter(project)
+            cond, params = f"{cond} AND {scoped}", [*params, *extra]
+        rows = self.query(f"SELECT id FROM {table(_PREFIX_TABLES[what])} WHERE {cond} ORDER BY id LIMIT ?", [*params, limit])
+        return [UUID(r["id"]) for r in rows]
 
     # the folder and the whole store -------------------------------------------
     def folder_model(self, project: str | None = None) -> FolderModel:
@@ -360,6 +499,6 @@ class ViewReads:
 
         out: dict[str, list[dict[str, Any]]] = {}
         for name, order in dump_order().items():
-            cols = "item_id, scope, kind, title, text, keywords" if name == "search" else "*"
+            cols = "item_id, scope, kind, title, text, keywords, tags" if name == "search_rows" else "*"
             out[name] = self.query(f"SELECT {cols} FROM {table(name)} ORDER BY {order}")
         return out

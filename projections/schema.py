@@ -21,7 +21,8 @@ TABLES: dict[str, str] = {
     "items": """
         id TEXT PRIMARY KEY, kind TEXT, scope TEXT, task_group TEXT, title TEXT, text TEXT,
         keywords TEXT, evidence TEXT, trust TEXT, status TEXT, valid_from TEXT, valid_to TEXT,
-        created_at TEXT, updated_at TEXT, consolidation_id TEXT, revision INTEGER, spans TEXT
+        created_at TEXT, updated_at TEXT, consolidation_id TEXT, revision INTEGER, pinned INTEGER,
+        context_rank INTEGER, use_count INTEGER, spans TEXT
     """,
     "item_evidence": "item_id TEXT, session_id TEXT, PRIMARY KEY (item_id, session_id)",
     "session_usage": "session_id TEXT PRIMARY KEY, use_count INTEGER, last_used TEXT",
@@ -40,6 +41,9 @@ TABLES: dict[str, str] = {
         id TEXT PRIMARY KEY, digest TEXT, width INTEGER, scope TEXT, reason TEXT, placed_at TEXT,
         lifted INTEGER, suppressions INTEGER
     """,
+    # The search rows, keyed by an integer (the full-text index points at ``id``); ``tags`` holds
+    # the scope and kind as index words, so the index itself filters them.
+    "search_rows": "id INTEGER PRIMARY KEY, item_id TEXT UNIQUE, scope TEXT, kind TEXT, title TEXT, text TEXT, keywords TEXT, tags TEXT",
     "notes": """
         id TEXT PRIMARY KEY, text TEXT, intent TEXT, scope TEXT, source TEXT, written_at TEXT,
         applied_by TEXT, withdrawn INTEGER
@@ -52,6 +56,8 @@ INDEXES: tuple[tuple[str, str, str], ...] = (
     ("sessions_status", "sessions", "extraction_status"),
     ("items_scope_status", "items", "scope, status"),
     ("item_evidence_session", "item_evidence", "session_id"),
+    # context reads items in rank order from here and stops at its budget (no sort of every item)
+    ("items_context", "items", "scope, status, pinned DESC, context_rank, use_count DESC, updated_at DESC, id"),
     ("injections_session", "injections", "session, served_at"),
     ("citations_session", "citations", "citing_session"),
 )
@@ -70,17 +76,25 @@ def create_statements(dialect: str, *, with_indexes: bool = True) -> list[str]:
     statements = [f"CREATE TABLE IF NOT EXISTS {table(n)} ({cols})" for n, cols in TABLES.items()]
     statements.append(f"CREATE TABLE IF NOT EXISTS {SCHEMA_TABLE} (version TEXT NOT NULL)")
     if dialect == "sqlite":
-        statements.append(
-            f"CREATE VIRTUAL TABLE IF NOT EXISTS {table('search')} USING fts5("
-            "item_id UNINDEXED, scope UNINDEXED, kind UNINDEXED, title, text, keywords, "
-            "tokenize='porter unicode61')"
-        )
+        # An external-content FTS5 index over search_rows (rowid = search_rows.id), kept in step by
+        # triggers: a row is replaced or removed by its indexed item_id, never by scanning the index.
+        rows, search = table("search_rows"), table("search")
+        columns = "title, text, keywords, tags"
+        new = ", ".join(f"new.{c}" for c in columns.split(", "))
+        old = ", ".join(f"old.{c}" for c in columns.split(", "))
+        statements += [
+            f"CREATE VIRTUAL TABLE IF NOT EXISTS {search} USING fts5({columns}, "
+            f"content='{rows}', content_rowid='id', tokenize='porter unicode61')",
+            f"CREATE TRIGGER IF NOT EXISTS {PREFIX}search_added AFTER INSERT ON {rows} BEGIN "
+            f"INSERT INTO {search} (rowid, {columns}) VALUES (new.id, {new}); END",
+            f"CREATE TRIGGER IF NOT EXISTS {PREFIX}search_removed AFTER DELETE ON {rows} BEGIN "
+            f"INSERT INTO {search} ({search}, rowid, {columns}) VALUES ('delete', old.id, {old}); END",
+        ]
     else:
         statements.append(
-            f"CREATE TABLE IF NOT EXISTS {table('search')} ("
-            "item_id TEXT PRIMARY KEY, scope TEXT, kind TEXT, title TEXT, text TEXT, keywords TEXT, "
+            f"ALTER TABLE {table('search_rows')} ADD COLUMN IF NOT EXISTS "
             "document tsvector GENERATED ALWAYS AS (to_tsvector('english', "
-            "coalesce(title,'') || ' ' || coalesce(text,'') || ' ' || coalesce(keywords,''))) STORED)"
+            "coalesce(title,'') || ' ' || coalesce(text,'') || ' ' || coalesce(keywords,''))) STORED"
         )
     if with_indexes:
         statements.extend(index_statements(dialect))
@@ -94,27 +108,27 @@ def index_statements(dialect: str) -> list[str]:
     ]
     if dialect == "postgres":
         statements.append(
-            f"CREATE INDEX IF NOT EXISTS {PREFIX}search_gin ON {table('search')} USING GIN (document)"
+            f"CREATE INDEX IF NOT EXISTS {PREFIX}search_gin ON {table('search_rows')} USING GIN (document)"
         )
     return statements
 
 
 def drop_statements() -> list[str]:
-    """Drop every view table."""
+    """Drop every view table (the SQLite search index with them; its triggers go with search_rows)."""
     names = [*TABLES, "search"]
     return [f"DROP TABLE IF EXISTS {table(n)}" for n in names]
 
 
 def copied_tables() -> list[str]:
-    """Every view table a bulk load fills (the search table's columns are the same on both backends)."""
-    return [*TABLES, "search"]
+    """Every view table a bulk load fills (search_rows has the same columns on both backends)."""
+    return list(TABLES)
 
 
 def dump_order() -> dict[str, str]:
     """Each comparable table with its ORDER BY, for equality checks between builds."""
     order = {n: "1" for n in TABLES}
     order["item_evidence"] = "item_id, session_id"
-    order["search"] = "item_id"
+    order["search_rows"] = "item_id"
     return order
 
 

@@ -1,8 +1,10 @@
 """Full-text search over current memory items, scope-filtered, on both backends.
 
-SQLite uses the FTS5 table (``MATCH`` ranked by ``bm25``); PostgreSQL the
-generated ``document`` tsvector with its GIN index (``websearch_to_tsquery``
-ranked by ``ts_rank``). The user's query never reaches either parser as
+SQLite uses the FTS5 index over ``search_rows`` (``MATCH`` ranked by
+``bm25``; the scope and kind are index words, so the index filters them);
+PostgreSQL the generated ``document`` tsvector of ``search_rows`` with its GIN
+index (``websearch_to_tsquery`` ranked by ``ts_rank``). Both score only the
+newest ``RANKED`` matching rows, then sort those. The user's query never reaches either parser as
 written: it is cut into words and rebuilt, so no query can be a syntax error.
 All words must match; when no item has them all, items with any of them are
 ranked instead.
@@ -13,20 +15,36 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from mnemolog.domain.plan import GLOBAL_SCOPE
+from mnemolog.projections.memory_view import kind_tag, scope_tag
 from mnemolog.projections.schema import table
 from mnemolog.projections.sql import Sql
 from mnemolog.projections.view_store import MemoryView
 
 MAX_TERMS = 32
+# Ranking bounds its work: only the newest RANKED matching rows are scored (bm25 / ts_rank), so a
+# word found in most items costs the same as a rarer one. A query asking for more hits ranks more.
+RANKED = 2_000
 _WORD = re.compile(r"\w+", re.UNICODE)
 
-# bm25 weights per FTS5 column: item_id, scope, kind (unindexed), title, text, keywords.
-_BM25 = "bm25({t}, 0.0, 0.0, 0.0, 3.0, 1.0, 2.0)"
+# bm25 weights per FTS5 column: title, text, keywords, tags (scope and kind words: no weight).
+_BM25 = "bm25({t}, 3.0, 1.0, 2.0, 0.0)"
+
+
+# Words a question is made of that say nothing about what is asked ("how do I run the tests").
+_STOPWORDS = frozenset(
+    ["a", "an", "the", "and", "or", "of", "to", "in", "on", "at", "for", "with", "by", "from", "as", "is", "are", "was", "were", "be", "it", "this", "that", "these", "those", "how", "what", "which", "where", "when", "why", "who", "do", "does", "did", "i", "we", "you", "my", "our", "me", "us", "can", "could", "should", "would", "there", "here", "about", "into"]
+)
 
 
 def query_terms(query: str) -> list[str]:
-    """The words of a user's query (lower-cased, de-duplicated, at most ``MAX_TERMS``)."""
-    return list(dict.fromkeys(w.casefold() for w in _WORD.findall(query)))[:MAX_TERMS]
+    """The words of a user's query (lower-cased, de-duplicated, at most ``MAX_TERMS``).
+
+    Function words ("the", "how", "do") are left out when the query has any other word.
+    """
+    words = list(dict.fromkeys(w.casefold() for w in _WORD.findall(query)))
+    meaningful = [w for w in words if w not in _STOPWORDS]
+    return (meaningful or words)[:MAX_TERMS]
 
 
 def _fts_expression(terms: list[str], any_term: bool) -> str:
@@ -41,33 +59,48 @@ def _websearch_text(terms: list[str], any_term: bool) -> str:
 _COLUMNS = "i.*, u.use_count, u.last_used"
 
 
-def _run(sql: Sql, dialect: str, terms: list[str], any_term: bool, project: str | None, kind: str | None, limit: int) -> list[dict[str, Any]]:
-    conditions = ["i.status = 'active'"]
-    params: list[Any] = []
+def _sqlite(sql: Sql, terms: list[str], any_term: bool, project: str | None, kind: str | None, limit: int) -> list[dict[str, Any]]:
+    expression = f"({_fts_expression(terms, any_term)})"
+    if project is not None:  # the index filters the scope and kind itself (tags column)
+        expression += f' AND tags : ("{scope_tag(project)}" OR "{scope_tag(GLOBAL_SCOPE)}")'
+    if kind is not None:
+        expression += f' AND tags : "{kind_tag(kind)}"'
+    search, rows, items, usage = table("search"), table("search_rows"), table("items"), table("item_usage")
+    statement = (
+        f"SELECT {_COLUMNS}, c.score FROM ("
+        f"SELECT rowid AS rid, -{_BM25.format(t=search)} AS score FROM {search} "
+        f"WHERE {search} MATCH ? ORDER BY rowid DESC LIMIT ?) c "
+        f"JOIN {rows} r ON r.id = c.rid JOIN {items} i ON i.id = r.item_id LEFT JOIN {usage} u ON u.item_id = i.id "
+        "WHERE i.status = 'active' ORDER BY c.score DESC, i.id LIMIT ?"
+    )
+    found: list[dict[str, Any]] = sql.rows(statement, [expression, max(RANKED, limit), limit])
+    return found
+
+
+def _postgres(sql: Sql, terms: list[str], any_term: bool, project: str | None, kind: str | None, limit: int) -> list[dict[str, Any]]:
+    conditions = ["s.document @@ q.query"]
+    params: list[Any] = [_websearch_text(terms, any_term)]
     if project is not None:
-        conditions.append("s.scope IN (?, 'global')")
-        params.append(project)
+        conditions.append("s.scope IN (?, ?)")
+        params += [project, GLOBAL_SCOPE]
     if kind is not None:
         conditions.append("s.kind = ?")
         params.append(kind)
-    where = " AND ".join(conditions)
-    search, items, usage = table("search"), table("items"), table("item_usage")
-    if dialect == "sqlite":
-        statement = (
-            f"SELECT {_COLUMNS}, -{_BM25.format(t=search)} AS score FROM {search} s "
-            f"JOIN {items} i ON i.id = s.item_id LEFT JOIN {usage} u ON u.item_id = i.id "
-            f"WHERE {search} MATCH ? AND {where} ORDER BY score DESC, i.id LIMIT ?"
-        )
-        found: list[dict[str, Any]] = sql.rows(statement, [_fts_expression(terms, any_term), *params, limit])
-        return found
+    rows, items, usage = table("search_rows"), table("items"), table("item_usage")
     statement = (
-        f"SELECT {_COLUMNS}, ts_rank(s.document, q.query) AS score "
-        f"FROM {search} s CROSS JOIN websearch_to_tsquery('english', ?) AS q(query) "
-        f"JOIN {items} i ON i.id = s.item_id LEFT JOIN {usage} u ON u.item_id = i.id "
-        f"WHERE s.document @@ q.query AND {where} ORDER BY score DESC, i.id LIMIT ?"
+        f"SELECT {_COLUMNS}, ts_rank(c.document, c.query) AS score FROM ("
+        f"SELECT s.item_id, s.document, q.query FROM {rows} s, websearch_to_tsquery('english', ?) AS q(query) "
+        f"WHERE {' AND '.join(conditions)} ORDER BY s.id DESC LIMIT ?) c "
+        f"JOIN {items} i ON i.id = c.item_id LEFT JOIN {usage} u ON u.item_id = i.id "
+        "WHERE i.status = 'active' ORDER BY score DESC, i.id LIMIT ?"
     )
-    rows: list[dict[str, Any]] = sql.rows(statement, [_websearch_text(terms, any_term), *params, limit])
-    return rows
+    found: list[dict[str, Any]] = sql.rows(statement, [*params, max(RANKED, limit), limit])
+    return found
+
+
+def _run(sql: Sql, dialect: str, terms: list[str], any_term: bool, project: str | None, kind: str | None, limit: int) -> list[dict[str, Any]]:
+    run = _sqlite if dialect == "sqlite" else _postgres
+    return run(sql, terms, any_term, project, kind, max(limit, 1))
 
 
 def search_rows(view: MemoryView, query: str, project: str | None, kind: str | None, limit: int) -> list[dict[str, Any]]:

@@ -7,4 +7,4 @@ and is loaded as a plugin; test modules import helpers such as
 """
 
 # ``tests/`` is not a package, so pytest puts it on sys.path and ``support`` imports.
-pytest_plugins = ("support.postgres", "support.stores", "support.fake_openai")
+pytest_plugins = ("support.postgres", "support.stores", "support.fake_openai", "support.real_agents")

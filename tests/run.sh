@@ -68,6 +68,46 @@ elif ! have_initdb; then
     fi
 fi
 
+# --- Chromium for the page tests (tests/e2e/test_web_browser.py) -------------------
+# Debian's chromium, driven by Playwright's Python API through its executable path
+# (never `playwright install`: no browser download of its own).
+have_chromium() { command -v chromium >/dev/null || [ -x /usr/bin/chromium ]; }
+if ! have_chromium; then
+    if can_apt_install; then
+        apt_install chromium
+        have_chromium || die "installed chromium, but it is still not found"
+    elif is_ci; then
+        say "Chromium: not found and cannot install it here; the page tests will fail"
+    else
+        say "Chromium: not found; the page tests will be skipped (apt-get install chromium)"
+    fi
+fi
+
+# --- the real agents (tests/e2e/test_real_*.py), pinned, cached in .cache/agents ---
+agents=.cache/agents
+agent_specs="$(tr '\n' ' ' < tests/support/agent_versions.txt)"
+if ! command -v npm >/dev/null && can_apt_install; then
+    apt_install nodejs npm
+fi
+if command -v npm >/dev/null; then
+    if [ "$(cat "$agents/.installed" 2>/dev/null)" != "$agent_specs" ] || [ ! -x "$agents/node_modules/.bin/codex" ] || [ ! -x "$agents/node_modules/.bin/claude" ]; then
+        say "installing the real agents with npm: $agent_specs"
+        started=$SECONDS
+        mkdir -p "$agents"
+        # shellcheck disable=SC2086 # one argument per package spec
+        npm install --no-audit --no-fund --loglevel=error --prefix "$agents" $agent_specs >/dev/null \
+            || die "npm install $agent_specs failed"
+        printf '%s\n' "$agent_specs" >"$agents/.installed"
+        say "real agents installed in $((SECONDS - started)) s"
+    else
+        say "real agents: $agent_specs (cached in $agents)"
+    fi
+elif is_ci; then
+    say "real agents: npm not found; their tests will fail (CI=true)"
+else
+    say "real agents: npm not found; their tests will be skipped"
+fi
+
 # --- the checks --------------------------------------------------------------------
 failed=()
 

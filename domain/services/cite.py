@@ -121,11 +121,14 @@ def _items_in_entries(entries: Sequence[str], read: FileReader | None) -> list[s
     return list(dict.fromkeys(found))
 
 
-def _known(uow: UnitOfWork, ids: Sequence[str]) -> tuple[list[str], list[str]]:
-    """The cited item ids that exist, and those that do not (in the order cited)."""
+def _known(uow: UnitOfWork, ids: Sequence[str], project: str | None = None) -> tuple[list[str], list[str]]:
+    """The cited item ids that exist (in ``project`` or global, when given), and the others (in the order cited)."""
     if not ids:
         return [], []
-    known = uow.reads().known_item_ids(ids)
+    reads = uow.reads()
+    known = reads.known_item_ids(ids)
+    if project is not None:  # another project's item is unknown to this one, as ``show`` has it
+        known = {i for i in known if reads.item(UUID(i), project) is not None}
     return [i for i in ids if i in known], [i for i in ids if i not in known]
 
 
@@ -137,18 +140,20 @@ def record_citation(
     citing_session: str | None = None,
     read_file: FileReader | None = None,
     key: str | None = None,
+    project: str | None = None,
 ) -> CitationReport:
     """Record one citation for an agent's output: its Codex citation blocks and ``[item:<id>]`` markers.
 
     Rollout (and legacy thread) ids become session ids; citation entries that
     name lines of a memory file cite the items on those lines (when
-    ``read_file`` can read the file the agent saw).
+    ``read_file`` can read the file the agent saw). With ``project``, items of
+    other projects are reported unknown and not recorded.
     """
     refs = parse_citation_blocks(text)
     rollout_ids = list(dict.fromkeys(r for ref in refs for r in ref.rollout_ids))
     entries = list(dict.fromkeys(e for ref in refs for e in ref.entries))
     cited = list(dict.fromkeys([*parse_item_ids(text), *_items_in_entries(entries, read_file)]))
-    known, unknown = _known(uow, cited)
+    known, unknown = _known(uow, cited, project)
     session_ids = [session_id_for("codex", rid) for rid in rollout_ids]
     recorded = save_citation(
         uow,
@@ -169,7 +174,9 @@ def record_citation(
     )
 
 
-def cite_session_file(uow: UnitOfWork, transcript: Transcript, read_file: FileReader | None = None) -> CitationReport:
+def cite_session_file(
+    uow: UnitOfWork, transcript: Transcript, read_file: FileReader | None = None, project: str | None = None
+) -> CitationReport:
     """Record the citations inside a recorded session (a Codex rollout or a Claude Code transcript, as read).
 
     The citations its reader found (Codex's structured ones) and those in the
@@ -181,7 +188,7 @@ def cite_session_file(uow: UnitOfWork, transcript: Transcript, read_file: FileRe
     report = CitationReport()
     for index, ref in enumerate(transcript.citations):
         session_ids = [session_id_for("codex", rid) for rid in ref.rollout_ids]
-        known, unknown = _known(uow, _items_in_entries(ref.entries, read_file))
+        known, unknown = _known(uow, _items_in_entries(ref.entries, read_file), project)
         recorded = save_citation(
             uow,
             item_ids=[UUID(i) for i in known],
@@ -213,6 +220,7 @@ def cite_session_file(uow: UnitOfWork, transcript: Transcript, read_file: FileRe
                 citing_session=meta.native_id,
                 read_file=read_file,
                 key=f"session:{meta.source}:{meta.native_id}:{index}",
+                project=project,
             )
         )
     return report

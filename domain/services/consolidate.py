@@ -3,15 +3,24 @@
 One run: record the notes files waiting in the memory folder (when given),
 select the extractions in the retention window, take the lease, hand the model
 the current items, the selected inputs and the pending notes, redact and check
-its plan, apply the edits, let code retire what lost its evidence or carries a
-forgotten value, mark the notes applied, and save all of it with the run's
-``Completed`` and the lease release in one transaction. A plan that breaks a
-rule is rejected whole and recorded as ``Failed``.
+its plan edit by edit, apply the edits that pass, let code retire what lost its
+evidence or carries a forgotten value, mark the notes applied, and save all of
+it with the run's ``Completed`` and the lease release in one transaction.
+
+Imperfect plans: edits that cannot apply (unknown handles, sessions outside
+the selection, no evidence) are dropped with their reasons and the rest
+applies; a plan with what must never pass (a tombstoned value, a scope
+violation) is refused whole. Either way the model gets one repair round: its
+plan back with the reasons, and the repaired plan is checked the same way.
+When no usable edit remains and a ``fallback`` consolidator (the offline one)
+is given, it plans the run from the same inputs. Every step is an event on the
+run (``EditsRejected``, ``PlanRefused``, ``RepairRequested``, ``ModelFailed``,
+``FellBack``), so ``audit`` shows it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -29,25 +38,27 @@ from mnemolog.domain.consolidation import (
 )
 from mnemolog.domain.evidence_spans import EvidenceSpan, locate_spans
 from mnemolog.domain.holes import without_holes
-from mnemolog.domain.memory_item import EditedBy, MemoryItem
+from mnemolog.domain.memory_item import EditedBy, ItemStatus, MemoryItem
 from mnemolog.domain.note import Note
 from mnemolog.domain.plan import ConsolidationPlan
-from mnemolog.domain.plan_checks import check_plan, code_retirements, droppable_edits, holed_edits
+from mnemolog.domain.plan_checks import ScreenedPlan, code_retirements, screen_plan
 from mnemolog.domain.ports import (
+    ConsolidationAnswer,
     ConsolidationRequest,
     Consolidator,
     InputForModel,
     ItemForModel,
     ModelError,
     NoteForModel,
+    PlanRepair,
     Redactor,
 )
 from mnemolog.domain.reads import ItemRow, NoteRow, SelectedSession
 from mnemolog.domain.selection import diff, select
 from mnemolog.domain.services.notes import NoteFiles, NoteImport, import_note_files
-from mnemolog.domain.services.unit_of_work import UnitOfWork, worker_name
+from mnemolog.domain.services.unit_of_work import UnitOfWork, owner_alive, worker_name
 from mnemolog.domain.session import Session
-from mnemolog.domain.tombstone_matcher import EVERY_PROJECT
+from mnemolog.domain.tombstone_matcher import EVERY_PROJECT, TombstoneMatcher
 
 EVERYTHING = timedelta(days=365_000)  # --all: every extraction, however old
 
@@ -90,6 +101,10 @@ class ConsolidationReport:
     diff_removed: int = 0
     notes_applied: list[UUID] = field(default_factory=list)
     notes_imported: NoteImport | None = None
+    retired_items: list[UUID] = field(default_factory=list)  # by the model or by code, this run
+    repaired: bool = False  # the model was given its plan back once
+    fallback: str = ""  # why the offline consolidator planned the run ("" when it did not)
+    planned_by: str = ""  # the model whose plan was applied
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form (the ``consolidate --json`` summary)."""
@@ -102,6 +117,10 @@ class ConsolidationReport:
             "overrides": [o.model_dump(mode="json") for o in self.overrides],
             "notes_applied": [str(n) for n in self.notes_applied],
             "notes_files": self.notes_imported.as_dict() if self.notes_imported is not None else None,
+            "retired_items": [str(i) for i in self.retired_items],
+            "repair_round": self.repaired,
+            "fallback": self.fallback or None,
+            "planned_by": self.planned_by or None,
         }
 
 
@@ -113,12 +132,15 @@ def consolidate(
     *,
     note_files: NoteFiles | None = None,
     worker: str | None = None,
+    fallback: Consolidator | None = None,
 ) -> ConsolidationReport:
     """Run one consolidation; status "busy" when another run holds the lease.
 
     ``note_files`` (Codex's ``extensions/ad_hoc/notes/*.md``) are recorded as
     notes first, so this run applies them. ``redactor`` cuts secrets out of
     everything the model wrote before anything is checked or stored.
+    ``fallback`` (the offline consolidator) plans the run when the model's
+    plans leave no usable edit, even after the repair round.
     """
     imported = import_note_files(uow, note_files, redactor) if note_files is not None else None
     app, now = uow.app, uow.clock
@@ -135,7 +157,7 @@ def consolidate(
     if lease is None:
         lease = PhaseTwoLease()
     try:
-        lease.take(run.id, worker, now(), policy.lease)
+        lease.take(run.id, worker, now(), policy.lease, alive=owner_alive)
         app.save_all(lease, run)
     except LeaseHeld as held:
         return ConsolidationReport(None, "busy", str(held), notes_imported=imported)
@@ -155,30 +177,54 @@ def consolidate(
     sessions = reads.selected_sessions([s.session_id for s in selection])
     notes = reads.pending_notes()
 
+    facts = _RunFacts()
+
     def failed(error: str, rejected: tuple[Override, ...] = (), model: str = "", prompt_hash: str = "") -> ConsolidationReport:
-        _record_failure(app, run.id, error, rejected, model, prompt_hash)
+        _record_failure(app, run.id, error, rejected, model, prompt_hash, facts)
         report.detail = error
         report.overrides = list(rejected)
         return report
 
-    try:
-        answer = consolidator.consolidate(_request(handles, selection, sessions, input_diff, notes))
-    except ModelError as error:
-        return failed(f"model error: {error}")
-
+    request = _request(handles, selection, sessions, input_diff, notes)
     selected_scopes = {sid: s.scope for sid, s in sessions.items()}
     note_scopes = {n.note_id: n.scope for n in notes}
-    redacted, redactions = _redacted(answer.plan, redactor)
-    plan, dropped = droppable_edits(redacted, handles)
-    plan, holed = holed_edits(plan, handles)
-    dropped += holed
-    problems = check_plan(
-        plan, handles=handles, selected_scopes=selected_scopes, note_scopes=note_scopes, matcher=matcher
-    )
-    if problems:
-        return failed(
-            f"the plan broke {len(problems)} rule(s); nothing was applied", tuple(problems), answer.model, answer.prompt_hash
+
+    def checked(answer: ConsolidationAnswer, round: int) -> _Checked:
+        redacted, found = _redacted(answer.plan, redactor)
+        screened = screen_plan(
+            redacted, handles=handles, selected_scopes=selected_scopes, note_scopes=note_scopes, matcher=matcher
         )
+        facts.screened(round, len(answer.plan.edits), screened, answer)
+        return _Checked(answer, screened, found)
+
+    outcome = _plan_with_repair(consolidator, request, checked, facts, matcher)
+    chosen = outcome.chosen
+    report.repaired = outcome.repaired
+    if chosen is None and fallback is not None:
+        offline, reason = fallback, outcome.why_unusable()
+        facts.add(lambda r: r.fall_back(reason, offline.name))
+        report.fallback = reason
+        try:
+            chosen = checked(offline.consolidate(request), outcome.rounds + 1)
+        except ModelError as error:
+            return failed(f"{reason}; the offline consolidator failed too: {error}")
+        if chosen.screened.refused:
+            return failed(
+                f"{reason}; the offline consolidator's plan was refused too; nothing was applied",
+                chosen.screened.refusals, chosen.answer.model, chosen.answer.prompt_hash,
+            )
+    elif chosen is None:
+        last = outcome.last
+        if last is None:
+            return failed(outcome.why_unusable())
+        if last.screened.refused:
+            return failed(
+                f"the plan broke {len(last.screened.refusals)} rule(s) that must never pass; nothing was applied",
+                last.screened.rejected, last.answer.model, last.answer.prompt_hash,
+            )
+        chosen = last  # every edit was dropped: nothing to apply, the reasons are recorded
+    answer, plan, dropped, redactions = chosen.answer, chosen.screened.plan, list(chosen.screened.dropped), chosen.redactions
+    report.planned_by = answer.model
 
     edits = _Edits(app, run.id)
     edits.apply(plan, handles, frozenset(selected_scopes) | frozenset(note_scopes), now())
@@ -195,6 +241,7 @@ def consolidate(
             edits.counts["retired"] += 1
 
     applied_notes: list[Note] = [app.repository.get(n.note_id) for n in notes]
+    facts.record(run)
     for note in applied_notes:
         note.mark_applied(run.id)
     run.complete(
@@ -217,9 +264,134 @@ def consolidate(
     report.status = "completed"
     report.overrides = [*dropped, *overrides]
     report.notes_applied = [n.id for n in applied_notes]
+    report.retired_items = sorted((i for i, it in edits.changed.items() if it.status is ItemStatus.RETIRED), key=str)
     for key, value in edits.counts.items():
         setattr(report, key, value)
     return report
+
+
+@dataclass(frozen=True)
+class _Checked:
+    """One answer, redacted and screened."""
+
+    answer: ConsolidationAnswer
+    screened: ScreenedPlan
+    redactions: int
+
+
+class _RunFacts:
+    """What the run learnt while planning, recorded on the run once it ends (applied or failed)."""
+
+    def __init__(self) -> None:
+        self._facts: list[Callable[[Consolidation], None]] = []
+
+    def add(self, fact: Callable[[Consolidation], None]) -> None:
+        """Remember one fact to record."""
+        self._facts.append(fact)
+
+    def screened(self, round: int, proposed: int, screened: ScreenedPlan, answer: ConsolidationAnswer) -> None:
+        """What code turned down in one round's plan (nothing when every edit passed)."""
+        model, prompt_hash = answer.model, answer.prompt_hash
+        if screened.refused:
+            reason = screened.refusals[0].reason
+            rejected = screened.rejected
+            self.add(lambda r: r.refuse_plan(round, proposed, reason, rejected, model, prompt_hash))
+        elif screened.dropped:
+            dropped = screened.dropped
+            self.add(lambda r: r.reject_edits(round, proposed, dropped, model, prompt_hash))
+
+    def record(self, run: Consolidation) -> None:
+        """Trigger every fact on ``run``."""
+        for fact in self._facts:
+            fact(run)
+
+
+@dataclass
+class _Planning:
+    """The model's rounds: the plan chosen (None: nothing usable) and why."""
+
+    chosen: _Checked | None = None
+    last: _Checked | None = None
+    rounds: int = 0
+    repaired: bool = False
+    errors: list[str] = field(default_factory=list)
+
+    def why_unusable(self) -> str:
+        """Why no plan of the model's can be applied, value-free."""
+        if self.last is None:
+            return "model error: " + "; ".join(self.errors) if self.errors else "the model gave no plan"
+        screened = self.last.screened
+        if screened.refused:
+            return f"the plan was refused: {screened.refusals[0].reason}"
+        if screened.dropped:
+            return f"no usable edit: all {len(screened.dropped)} edit(s) of the plan were rejected"
+        return "no usable edit: the repaired plan was empty"
+
+
+def _plan_with_repair(
+    consolidator: Consolidator,
+    request: ConsolidationRequest,
+    checked: Callable[[ConsolidationAnswer, int], _Checked],
+    facts: _RunFacts,
+    matcher: TombstoneMatcher,
+) -> _Planning:
+    """Ask the model; when code turned edits down, hand the plan back once with the reasons.
+
+    A clean first plan (even an empty one: nothing to change) is taken as is;
+    else the repaired plan when it has a usable edit, else the first one when
+    it has; else none (``chosen`` is None).
+    """
+    planning = _Planning()
+    attempts: list[_Checked] = []
+    current = request
+    for round in (1, 2):
+        planning.rounds = round
+        try:
+            answer = consolidator.consolidate(current)
+        except ModelError as error:
+            planning.errors.append(str(error))
+            message = str(error)
+            facts.add(lambda r, n=round, m=message: r.model_failed(n, m, consolidator.name))
+            if round == 1:
+                return planning  # no plan to repair
+            break
+        result = checked(answer, round)
+        attempts.append(result)
+        planning.last = result
+        if result.screened.clean:
+            break
+        if round == 2:
+            break
+        problems = tuple(f"{o.edit}: {o.reason}" for o in result.screened.rejected)
+        facts.add(lambda r, p=problems: r.request_repair(2, p))
+        planning.repaired = True
+        current = replace(request, repair=PlanRepair(plan=_scrubbed(result.answer.plan, matcher), problems=problems))
+    usable = [a for a in reversed(attempts) if a.screened.usable]
+    if attempts and attempts[0].screened.clean:
+        planning.chosen = attempts[0]  # even an empty plan: nothing to change
+    elif usable:
+        planning.chosen = usable[0]
+    return planning
+
+
+def _scrubbed(plan: ConsolidationPlan, matcher: TombstoneMatcher) -> ConsolidationPlan:
+    """The plan with tombstoned values cut out, to hand back to the model (it never sees a forgotten value)."""
+
+    def clean(text: str, scope: str) -> str:
+        return matcher.scrub(text, scope)[0]
+
+    edits = tuple(
+        edit.model_copy(
+            update={
+                "title": clean(edit.title, edit.scope),
+                "text": clean(edit.text, edit.scope),
+                "task_group": clean(edit.task_group, edit.scope),
+                "keywords": tuple(clean(k, edit.scope) for k in edit.keywords),
+            }
+        )
+        for edit in plan.edits
+    )
+    return plan.model_copy(update={"edits": edits, "user_profile": clean(plan.user_profile, EVERY_PROJECT)})
 
 
 def _handles(items: Sequence[ItemRow]) -> dict[str, ItemRow]:
@@ -373,13 +545,21 @@ class _Edits:
 
 
 def _record_failure(
-    app: MnemologApp, run_id: UUID, error: str, rejected: tuple[Override, ...], model: str, prompt_hash: str
+    app: MnemologApp,
+    run_id: UUID,
+    error: str,
+    rejected: tuple[Override, ...],
+    model: str,
+    prompt_hash: str,
+    facts: _RunFacts | None = None,
 ) -> None:
-    """Record that nothing of the run was applied, and free the lease."""
+    """Record what the run learnt and that nothing of it was applied, and free the lease."""
 
     def command() -> None:
         run: Consolidation = app.repository.get(run_id)
         lease: PhaseTwoLease = app.repository.get(PhaseTwoLease.create_id())
+        if facts is not None:
+            facts.record(run)
         run.fail(error, rejected, model=model, prompt_hash=prompt_hash)
         lease.release(run_id)
         app.save_all(run, lease)

@@ -2,7 +2,8 @@
 
 Claims hold across processes: a claim is an event on the session, so two
 workers that claim the same version conflict on its version number and only
-one wins. A crashed worker's claim expires after its lease. A failed model
+one wins. A crashed worker's claim is taken over at once when it ran on this
+host (its process is gone), else when its lease expires. A failed model
 call is retried later with backoff, up to a cap, then left failed.
 """
 
@@ -19,15 +20,15 @@ from uuid import UUID
 
 from eventsourcing.persistence import IntegrityError
 from mnemolog.domain.application import MnemologApp
-from mnemolog.domain.eligibility import EligibilityPolicy, assess_eligibility
+from mnemolog.domain.eligibility import EligibilityPolicy, assess_eligibility, eligible_at
 from mnemolog.domain.extraction import StageOneOutput
 from mnemolog.domain.holes import has_hole, transcript_without_holes, without_holes
 from mnemolog.domain.ports import Extractor, ModelError, Progress, Redactor, no_progress
-from mnemolog.domain.services.unit_of_work import UnitOfWork, worker_name
+from mnemolog.domain.services.unit_of_work import UnitOfWork, owner_alive, worker_name
 from mnemolog.domain.session import ClaimRefused, Session
 from mnemolog.domain.tombstone import record_suppression
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher
-from mnemolog.domain.transcript import SessionMeta, Transcript
+from mnemolog.domain.transcript import ItemKind, SessionMeta, Transcript
 
 
 class ExtractOutcome(StrEnum):
@@ -56,6 +57,8 @@ class ExtractReport:
     """What one extract run did."""
 
     results: list[ExtractResult] = field(default_factory=list)
+    # Sessions that wait only for the idle window, with when each becomes eligible.
+    waiting: list[tuple[UUID, datetime]] = field(default_factory=list)
 
     def count(self, outcome: ExtractOutcome) -> int:
         """How many sessions ended with ``outcome``."""
@@ -73,6 +76,8 @@ class ExtractReport:
                 for r in self.results
                 if r.outcome in (ExtractOutcome.FAILED, ExtractOutcome.GAVE_UP)
             ],
+            "waiting": len(self.waiting),
+            "next_eligible_at": min(at for _, at in self.waiting).isoformat() if self.waiting else None,
         }
 
 
@@ -95,23 +100,32 @@ def extract(
     limit: int | None = None,
     workers: int = 1,
     progress: Progress = no_progress,
+    retry_failed: bool = False,
 ) -> ExtractReport:
     """Run phase 1 over the sessions that need it (at most ``limit``), with ``workers`` threads.
 
     Sessions that were not eligible are assessed again first (time passes: a
     session becomes idle). Never raises for a model failure: it is recorded.
+    ``retry_failed`` takes only the sessions whose extraction failed (given up
+    on, or waiting for a retry), now, whatever their earlier attempts.
     """
     now = uow.clock()
-    for session_id in uow.reads().sessions_to_reassess():
-        reassess(uow.app, session_id, now, policy)
-    pending = uow.reads().sessions_to_extract(uow.clock(), limit)
-    matcher = uow.matcher()
     report = ExtractReport()
+    if retry_failed:
+        pending = failed_sessions(uow)[:limit] if limit is not None else failed_sessions(uow)
+    else:
+        for session_id in uow.reads().sessions_to_reassess():
+            waits_until = reassess_waiting(uow.app, session_id, now, policy)
+            if waits_until is not None:
+                report.waiting.append((session_id, waits_until))
+        pending = uow.reads().sessions_to_extract(uow.clock(), limit)
+    matcher = uow.matcher()
     lock = threading.Lock()
 
     def one(session_id: UUID) -> None:
         result = extract_session(
-            uow.app, session_id, extractor, redactor, matcher, worker=worker_name(), now=uow.clock, claims=claims
+            uow.app, session_id, extractor, redactor, matcher, worker=worker_name(), now=uow.clock, claims=claims,
+            retry_failed=retry_failed,
         )
         with lock:
             report.results.append(result)
@@ -125,6 +139,30 @@ def extract(
         with ThreadPoolExecutor(max_workers=workers) as pool:
             list(pool.map(one, pending))
     return report
+
+
+def failed_sessions(uow: UnitOfWork) -> list[UUID]:
+    """Sessions whose extraction of their current content failed (given up on or waiting to retry), newest first."""
+    return [
+        s.session_id
+        for s in uow.reads().session_states()
+        if s.extraction_status in ("failed", "retrying") and s.mode == "enabled" and not s.pruned
+    ]
+
+
+def reassess_waiting(app: MnemologApp, session_id: UUID, now: datetime, policy: EligibilityPolicy) -> datetime | None:
+    """Re-check a session's eligibility; when it waits only for the idle window, when that ends."""
+
+    def command() -> datetime | None:
+        session: Session | None = app.find(session_id)
+        if session is None:
+            return None
+        eligible, reasons = assess_eligibility(session.facts, now, policy)
+        if session.assess(eligible, reasons):
+            app.save_all(session)
+        return eligible_at(session.facts, now, policy)
+
+    return app.retrying(command)
 
 
 def reassess(app: MnemologApp, session_id: UUID, now: datetime, policy: EligibilityPolicy) -> bool:
@@ -152,13 +190,14 @@ def extract_session(
     worker: str,
     now: Callable[[], datetime],
     claims: ClaimPolicy = ClaimPolicy(),
+    retry_failed: bool = False,
 ) -> ExtractResult:
-    """Claim, extract and record one session; never raises for a model failure."""
+    """Claim, extract and record one session; never raises for a model failure (``retry_failed``: despite earlier ones)."""
     session: Session | None = app.find(session_id)
     if session is None:
         return ExtractResult(session_id, ExtractOutcome.SKIPPED, "unknown session")
     try:
-        session.claim_extraction(worker, now(), claims.lease, claims.max_attempts)
+        session.claim_extraction(worker, now(), claims.lease, claims.max_attempts, retry_failed, alive=owner_alive)
         app.save_all(session)
     except ClaimRefused as refused:
         return ExtractResult(session_id, ExtractOutcome.SKIPPED, str(refused))
@@ -231,7 +270,9 @@ def transcript_of(session: Session) -> Transcript:
         updated_at=f.updated_at,
         first_user_message=f.first_user_message,
     )
-    return Transcript(meta=meta, items=session.transcript, line_count=f.line_count)
+    # Context items (environment, memory mnemolog served) are never new knowledge.
+    items = tuple(item for item in session.transcript if item.kind is not ItemKind.CONTEXT)
+    return Transcript(meta=meta, items=items, line_count=f.line_count)
 
 
 def scrub_output(

@@ -4,13 +4,20 @@ A session file is read only when its bytes changed since it was last recorded.
 Its transcript is redacted (secrets) and scrubbed (tombstoned values) before
 anything is stored; the session is recorded as new, updated or unchanged, its
 eligibility for phase 1 assessed, and the citations it carries recorded.
+
+One session id in several files (Codex's ``sessions/`` and
+``archived_sessions/``, a ``.jsonl`` beside its ``.jsonl.zst``) is recorded
+once: the copy with the most lines wins, and on a tie the copy already
+recorded stays (sessions only grow, so the longest copy is the most complete;
+a copy that adds nothing is a ``duplicate`` and changes nothing).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -38,6 +45,7 @@ class IngestOutcome(StrEnum):
     NEW = "new"
     UPDATED = "updated"
     UNCHANGED = "unchanged"
+    DUPLICATE = "duplicate"  # another file of the same session, with no more lines than the recorded one
 
 
 @dataclass(frozen=True)
@@ -55,11 +63,14 @@ class IngestReport:
     new: int = 0
     updated: int = 0
     unchanged: int = 0
+    duplicate: int = 0
     lines_skipped: dict[str, int] = field(default_factory=dict)
+    lines_ignored: dict[str, int] = field(default_factory=dict)  # known non-conversation line types (no warning)
     redactions: int = 0
     citations: int = 0
     polluted: int = 0
     errors: list[dict[str, str]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # lines and fields left out, each naming file and line
 
     @property
     def partial(self) -> bool:
@@ -97,42 +108,77 @@ def ingest(
     known = reads.known_files()
     forgotten = uow.matcher()  # tombstoned values never enter the log again, even from a session file
     for done, found in enumerate(files):
-        progress(done, len(files), found.path.name)
+        shown = stored_path(found.path)
+        progress(done, len(files), os.path.basename(shown))
         if found.error:
-            report.errors.append({"path": str(found.path), "error": found.error})
+            error = found.error if shown in found.error else f"cannot read session file {shown}: {found.error}"
+            report.errors.append(_redacted_error(redactor, shown, error))
             continue
         try:
             digest = source.content_hash(found.path)
-            if known.get(str(found.path)) == digest:
+            if known.get(shown) == digest:
                 # Same bytes as last time: nothing to parse, redact or record.
                 report.files_read += 1
                 report.unchanged += 1
                 continue
             transcript = source.read(found.path)
         except SessionUnreadable as error:
-            report.errors.append({"path": str(found.path), "error": str(error)})
+            report.errors.append(_redacted_error(redactor, shown, str(error)))
             continue
         report.files_read += 1
         for reason, count in transcript.skipped.items():
             report.lines_skipped[reason] = report.lines_skipped.get(reason, 0) + count
+        for kind, count in transcript.ignored.items():
+            report.lines_ignored[kind] = report.lines_ignored.get(kind, 0) + count
+        transcript = in_the_past(transcript, uow.clock())
+        # The scope is looked up on the real folder (its repository), then redacted like every field.
+        remote = scopes.remote_of(transcript)
+        scope = redactor.redact(scopes.scope_key(remote, transcript.meta.cwd))[0]
+        remote = redactor.redact(remote)[0] if remote else None
         clean, redactions = redactor.redact_transcript(transcript)
         report.redactions += redactions
-        remote = scopes.remote_of(clean)
-        scope = scopes.scope_key(remote, clean.meta.cwd)
         # Scrubbed in the scope the session is recorded under, so its project's tombstones apply.
         clean = scrub_transcript(clean, forgotten, scope)[0]
+        report.warnings.extend(clean.warnings)
         pollution = external_context(clean) if external_context_pollutes else None
         if pollution is not None:
             report.polluted += 1
         facts = facts_for(clean, digest, redactions, remote, scope)
         outcome = record_session(uow.app, facts, clean, now=uow.clock(), policy=policy, pollution=pollution)
         report.count(outcome)
-        if outcome is not IngestOutcome.UNCHANGED:
+        if outcome in (IngestOutcome.NEW, IngestOutcome.UPDATED):
             report.citations += record_citations(uow, clean)
     progress(len(files), len(files), "")
     if report.polluted:
         retire_orphans(uow)  # a polluted session's items go now, not at the next consolidation
     return report
+
+
+def _redacted_error(redactor: Redactor, path: str, error: str) -> dict[str, str]:
+    """A file's error as reported (a secret in a file name is not printed either)."""
+    return {"path": redactor.redact(path)[0], "error": redactor.redact(error)[0]}
+
+
+def stored_path(path: Path) -> str:
+    """The absolute path a file is recorded under, as text (bytes that are not UTF-8 become U+FFFD)."""
+    return os.fsencode(os.path.abspath(path)).decode("utf-8", "replace")
+
+
+CLOCK_SKEW = timedelta(minutes=5)
+
+
+def in_the_past(transcript: Transcript, now: datetime) -> Transcript:
+    """Timestamps later than ``now`` (a skewed clock, a bad writer) taken as ``now``, with a warning.
+
+    A session stamped in the future would never look idle, so phase 1 would
+    hold it back without a word.
+    """
+    meta = transcript.meta
+    late = {name: now for name in ("started_at", "updated_at") if (value := getattr(meta, name)) and value > now + CLOCK_SKEW}
+    if not late:
+        return transcript
+    note = f"{meta.path}: timestamps in the future ({meta.updated_at.isoformat() if meta.updated_at else '?'}) taken as now"
+    return transcript.model_copy(update={"meta": meta.model_copy(update=late), "warnings": (*transcript.warnings, note)})
 
 
 def external_context(transcript: Transcript) -> Pollution | None:
@@ -184,6 +230,8 @@ def record_session(
         if session is None:
             session = Session(facts=facts, transcript=transcript.items)
             outcome = IngestOutcome.NEW
+        elif session.facts.path != facts.path and facts.line_count <= session.facts.line_count:
+            return IngestOutcome.DUPLICATE  # the recorded copy is as complete (see the module's rule)
         elif session.update(facts, transcript.items):
             outcome = IngestOutcome.UPDATED
         else:

@@ -25,7 +25,7 @@ from mnemolog.domain.tombstone_matcher import TombstoneMatcher
 KINDS = tuple(kind.value for kind in ItemKindName)
 PROFILE_MAX_WORDS = 350
 ITEM_MAX_WORDS = 60
-CONTEXT_PAGE = 500  # items read per query while filling the context
+CONTEXT_PAGE = 100  # items read per query while filling the context (a 3,000-token budget holds ~60)
 SEARCH_SLACK = 20  # extra hits asked for, so withheld ones leave the list full
 CLOSING_RESERVE = 40  # tokens kept free for the closing "more items" line
 
@@ -90,6 +90,7 @@ def item_dict(item: ItemRow) -> dict[str, Any]:
         "revision": item.revision,
         "use_count": item.use_count,
         "last_used": _iso(item.last_used),
+        "pinned": item.pinned,
         "served_count": item.served_count,
     }
 
@@ -114,6 +115,8 @@ def _context_line(item: ItemRow, label: str) -> str:
     title, text = one_line(item.title), _short(item.text, ITEM_MAX_WORDS)
     body = f"{title}: {text}" if title and text and not text.startswith(title) else (text or title)
     notes = ["global" if item.scope == GLOBAL_SCOPE else label]
+    if item.pinned:
+        notes.append("pinned")
     if item.trust != "proposed":
         notes.append(item.trust)
     if item.use_count:
@@ -135,7 +138,7 @@ def context(
 ) -> Context:
     """The read-path ``instructions``, the user profile and the memory of ``project`` within ``budget`` tokens.
 
-    Items come as ``reads.context_items`` ranks them (accepted, proposed, then
+    Items come as ``reads.context_items`` ranks them (pinned first; accepted, proposed, then
     doubted; the most used first, then the most recently updated; rejected
     ones never). Lines that do not fit are left out and counted in ``more``;
     the text, counted with ``tokenizer``, never exceeds the budget.
@@ -157,29 +160,29 @@ def context(
     rows: list[ItemRow] = []
     lines: list[str] = []
     shown: list[UUID] = []
-    current = 0  # items the project may read, shown or not
-    full = False
+    withheld = 0
     offset = 0
-    while True:
+    full = False
+    while not full:  # pages in rank order until the budget is full: what does not fit is counted, not read
         page = reads.context_items(project, offset, CONTEXT_PAGE)
         offset += len(page)
         for item in page:
             if matcher.withholds(item, project):
-                continue
-            current += 1
-            if full:
+                withheld += 1
                 continue
             line = _context_line(item, label)
             cost = tokenizer.count(line + "\n")
             if used + cost + CLOSING_RESERVE > budget:
                 full = True
-                continue
+                break
             lines.append(line)
             shown.append(item.item_id)
             rows.append(item)
             used += cost
         if len(page) < CONTEXT_PAGE:
             break
+    # Items past the budget are counted on the index (a withheld one among them counts too: only its number shows).
+    current = (reads.context_count(project) - withheld) if full else len(shown)
     empty = "- Nothing is remembered for this project yet." if not current else "- (memory does not fit the budget)"
 
     def compose() -> str:
@@ -297,7 +300,11 @@ def show(reads: ItemReads, matcher: TombstoneMatcher, reference: str, project: s
     if item is None or matcher.withholds(item, project):
         return None
     evidence = tuple(
-        replace(session, rollout_summary=matcher.scrub(session.rollout_summary, project)[0])
+        replace(
+            session,
+            rollout_summary=matcher.scrub(session.rollout_summary, project)[0],
+            cwd=matcher.scrub(session.cwd, project)[0] if session.cwd else session.cwd,
+        )
         for session in reads.evidence_of(item.item_id)
         if session.scope == project
     )

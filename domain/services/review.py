@@ -7,6 +7,7 @@ from typing import Any
 from uuid import UUID
 
 from mnemolog.domain.memory_item import MemoryItem, Trust
+from mnemolog.domain.plan import GLOBAL_SCOPE
 from mnemolog.domain.services.unit_of_work import UnitOfWork
 
 
@@ -27,14 +28,20 @@ class ReviewReport:
         return {"item": str(self.item_id), "trust": self.trust.value, "changed": self.changed}
 
 
-def review(uow: UnitOfWork, item_id: UUID, verdict: Trust, reviewer: str, note: str = "") -> ReviewReport:
-    """Record ``reviewer``'s verdict on an item (a ``MemoryItem.Reviewed`` event). Raises ``ItemNotFound``."""
+def review(
+    uow: UnitOfWork, item_id: UUID, verdict: Trust, reviewer: str, note: str = "", *, project: str | None = None
+) -> ReviewReport:
+    """Record ``reviewer``'s verdict on an item (a ``MemoryItem.Reviewed`` event). Raises ``ItemNotFound``.
+
+    With ``project``, an item of another project is not found (as ``show`` has it).
+    """
     app = uow.app
 
     def command() -> bool:
         item = app.find(item_id)
-        if not isinstance(item, MemoryItem):
-            raise ItemNotFound(f"no memory item {item_id}")
+        if not isinstance(item, MemoryItem) or (project is not None and item.scope not in (project, GLOBAL_SCOPE)):
+            where = f" in {project} (or global)" if project is not None else ""
+            raise ItemNotFound(f"no memory item {item_id}{where}")
         if item.trust == verdict:
             return False
         item.review(verdict, reviewer, note)

@@ -36,13 +36,13 @@ def test_forget_then_read_the_story(tmp_path: Path) -> None:
     for result in (forgot, plain):
         assert "falcon" not in (result.out + result.err).lower()
 
-    story = run_cli("explain", item_id, "--json", env=env)
+    story = run_cli("explain", item_id, "--project", "git:github.com/acme/api", "--json", env=env)
     assert story.code == 0, story.err
     told = story.json()
     assert told["now"]["status"] == "retired" and [h["action"] for h in told["history"]] == ["added", "retired"]
     assert told["history"][1]["tombstone"] == tombstone and told["history"][1]["by"] == "user"
     assert "falcon" not in story.out.lower()
-    by_text = run_cli("explain", "deploy staging", env=env)
+    by_text = run_cli("explain", "deploy staging", "--project", "git:github.com/acme/api", env=env)
     assert by_text.code == 0 and item_id in by_text.out and "[forgotten]" in by_text.out and "falcon" not in by_text.out.lower()
 
     audit = run_cli("audit", "--json", env=env)
@@ -122,7 +122,7 @@ def test_the_memory_folder_follows_forget_review_and_lift_without_a_render(tmp_p
 
     hits = run_cli("search", "CSV", "--project", "git:github.com/acme/api", "--json", env=env).json()["hits"]
     assert hits, "the clean item is still in memory"
-    rejected = run_cli("review", hits[0]["id"], "--reject", env=env)
+    rejected = run_cli("review", hits[0]["id"], "--reject", "--project", "git:github.com/acme/api", env=env)
     assert rejected.code == 0 and "memory folder" in rejected.out, rejected.out
     assert hits[0]["id"] not in folder_text()
 

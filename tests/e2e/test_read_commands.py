@@ -51,7 +51,7 @@ def documented_hook_command(event: str) -> str:
 
 def test_the_documented_session_start_hook_prints_the_context_of_the_session_project(world: dict, tmp_path: Path) -> None:
     command = documented_hook_command("SessionStart")
-    assert command == "mnemolog context --hook"
+    assert command == "mnemolog context --hook --json --agent claude-code"
     hook_input = {
         "session_id": "5f0c3a52-0000-4000-8000-000000000001",
         "transcript_path": str(tmp_path / "t.jsonl"),
@@ -70,20 +70,22 @@ def test_the_documented_session_start_hook_prints_the_context_of_the_session_pro
     )
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
-    out = done.stdout
-    assert out.startswith("# Memory from earlier sessions (mnemolog)")
+    payload = json.loads(done.stdout)
+    assert payload["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    out = payload["hookSpecificOutput"]["additionalContext"]
+    assert out.startswith("<mnemolog-memory>\n# Memory from earlier sessions (mnemolog)")
     assert f"[item:{world['a']}]" in out and f"[item:{world['g']}]" in out
     assert world["b"] not in out and "terraform" not in out
     assert out.index(world["g"]) < out.index(world["a"])  # accepted first
     assert count_tokens(out) <= 3000
+    assert "mcp__mnemolog__search_memory" in out and "oai-mem-citation" not in out  # written for Claude Code
 
-    as_json = subprocess.run(
-        ["bash", "-c", command + " --json"], input=json.dumps(hook_input), capture_output=True, text=True,
+    plain = subprocess.run(
+        ["bash", "-c", "mnemolog context --hook"], input=json.dumps(hook_input), capture_output=True, text=True,
         env=env, cwd=tmp_path, timeout=60,
     )
-    payload = json.loads(as_json.stdout)
-    assert payload["hookSpecificOutput"]["hookEventName"] == "SessionStart"
-    assert payload["hookSpecificOutput"]["additionalContext"] == out
+    assert plain.stdout.startswith("<mnemolog-memory>\n# Memory from earlier sessions (mnemolog)")
+    assert "## When to consult it" in plain.stdout  # no --agent: the full instructions
 
 
 def pending_notes(home: Path) -> list[tuple[str, str, str]]:
@@ -119,7 +121,7 @@ def test_context_search_show_from_the_command_line(world: dict) -> None:
 def test_cite_note_and_forget_from_the_command_line(world: dict) -> None:
     cwd = str(world["project"])
     reply = f"Used the fast target. [item:{world['a']}]\n"
-    cited = run_cli("cite", "--json", env=world["env"], stdin=reply)
+    cited = run_cli("cite", "--cwd", cwd, "--json", env=world["env"], stdin=reply)
     assert cited.code == 0 and cited.json()["item_ids"] == [world["a"]] and cited.json()["citations"] == 1
 
     noted = run_cli("note", "Use", "pnpm,", "not", "npm", "--cwd", cwd, env=world["env"])

@@ -25,18 +25,18 @@ def test_accept_reject_and_doubt(tmp_path: Path) -> None:
         store.close()
     env = {"MNEMOLOG_HOME": str(home)}
 
-    accepted = run_cli("review", second, "--accept", "--by", "dana", "--json", env=env)
+    accepted = run_cli("review", second, "--accept", "--by", "dana", "--project", API, "--json", env=env)
     assert accepted.code == 0, accepted.err
     assert accepted.json() == {"item": second, "trust": "accepted", "changed": True, "folder": None}
-    assert run_cli("review", f"[item:{second}]", "--accept", "--json", env=env).json()["changed"] is False
+    assert run_cli("review", f"[item:{second}]", "--accept", "--project", API, "--json", env=env).json()["changed"] is False
     context = run_cli("context", "--project", API, env=env).out
     assert context.index(second) < context.index(first)  # accepted first
 
-    assert run_cli("review", first, "--reject", env=env).code == 0
+    assert run_cli("review", first, "--reject", "--project", API, env=env).code == 0
     assert first not in run_cli("context", "--project", API, env=env).out
-    story = run_cli("explain", second, "--json", env=env)
+    story = run_cli("explain", second, "--project", API, "--json", env=env)
     assert story.code == 0 and "dana" in story.out
 
-    assert run_cli("review", first, env=env).code == 2
+    assert run_cli("review", first, "--project", API, env=env).code == 2
     missing = run_cli("review", "00000000-0000-4000-8000-000000000000", "--doubt", env=env)
-    assert missing.code == 5 and "no memory item" in missing.err
+    assert missing.code == 5 and "no item 00000000-0000-4000-8000-000000000000" in missing.err

@@ -78,7 +78,7 @@ def test_explain_tells_an_items_story_in_order(store_factory, tmp_path: Path) ->
     assert history[1]["evidence"] == sorted([str(S1), str(S2)])
     assert history[3]["valid_to"] == ended.isoformat() and history[3]["by"] == "model" and history[3]["reason"] == "invalidate because"
     assert [v["text"] for v in story["versions"]] == [V1, V2, V3]
-    assert story["now"] == {"status": "invalidated", "trust": "proposed", "title": "Testing", "text": V3,
+    assert story["now"] == {"status": "invalidated", "trust": "proposed", "pinned": False, "title": "Testing", "text": V3,
                             "keywords": ["make"], "valid_to": ended.isoformat(), "version": 4}
     assert story["citations"]["count"] == 1 and story["citations"]["last"] == cited_at.isoformat()
     kinds = [t["action"] for t in story["timeline"]]
@@ -134,15 +134,18 @@ def test_audit_shows_code_retirements_and_rejections_with_reasons(store_factory,
     assert report["rejected"] == [{"action": "rejected", "item_id": None, "edit": f"edit 2: retire I99 (knowledge, scope {API})",
                                    "reason": "unknown item handle 'I99'"}]
 
-    # A plan with one edit that breaks a rule is rejected whole (phase 2's rule): the audit says which and why.
+    # An edit citing a session outside the selection is dropped on its own; the model gets one repair round.
     third = _run(store, lambda req: ConsolidationPlan(edits=(
         _edit("revise", V3, _mine(req)), _edit("add", "Exports stream CSV.", evidence=(S2,), title="CSV"),
     )))
-    assert third.status == "failed"
-    failed = audit_run(store.app, third.consolidation_id, store.matcher())
-    assert failed is not None and failed["status"] == "failed" and failed["edits"] == []
-    assert [r["edit"] for r in failed["rejected"]] == [f"edit 2: add (knowledge, scope {API})"]
-    assert failed["rejected"][0]["reason"].startswith("evidence names sessions that were not selected")
+    assert third.status == "completed" and third.revised == 1 and third.added == 0 and third.repaired
+    audited = audit_run(store.app, third.consolidation_id, store.matcher())
+    assert audited is not None and audited["status"] == "completed" and [e["op"] for e in audited["edits"]] == ["revise"]
+    assert [r["edit"] for r in audited["rejected"]] == [f"edit 2: add (knowledge, scope {API})"]
+    assert audited["rejected"][0]["reason"].startswith("evidence names sessions that were not selected")
+    assert [(r["round"], len(r["rejected"]), r["refused"]) for r in audited["rounds"]] == [(1, 1, False), (2, 1, False)]
+    assert audited["repair"] == {"round": 2, "problems": [f"edit 2: add (knowledge, scope {API}): " + audited["rejected"][0]["reason"]]}
+    assert audited["fallback"] is None
     assert latest_run(store.app) == third.consolidation_id
     assert [r["consolidation"] for r in list_runs(store.app)] == [str(r.consolidation_id) for r in (first, second, third)]
     assert audit_run(store.app, UUID(int=1), store.matcher()) is None

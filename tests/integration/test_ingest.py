@@ -19,17 +19,17 @@ ALL = EligibilityPolicy(max_age=None)
 EXPECTED = {
     "codex-rollouts/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl": (
         "codex", "019e1625-789d-76c0-80ab-3724b5ddb799", "/Users/Sample_User/repos/codemie-ai/codemie-code",
-        "feat/codex-agent-plugin", "show tools", 223, 3, 1,
+        "feat/codex-agent-plugin", "show tools", 223, 2, 1,
     ),
     "codex-rollouts/rollout-2026-01-02T18-39-45-019b7f94-51b4-7593-922e-ba12b5b73b52.jsonl": (
         "codex", "019b7f94-51b4-7593-922e-ba12b5b73b52", "/Users/Nikita_Levyankov/repos/EPMCDME/codemie-ai/codemie-code",
-        "codex", "what is current repository about?", 8, 2, 0,
+        "codex", "what is current repository about?", 8, 1, 0,
     ),
     "codex-rollouts/rollout-2026-01-02T19-00-00-019b7f95-0000-7000-0000-000000000001.jsonl": (
         "codex", "019b7f95-0000-7000-0000-000000000001", "/path/to/codemie-code", "codex", None, 6, 0, 0,
     ),
     "codex-rollouts/codemie-session-turn-2.jsonl": (
-        "codex", "a1b2c3d4-e5f6-7890-abcd-ef1234567890", "/home/user/project", "main", "Hello, Codex!", 6, 4, 0,
+        "codex", "a1b2c3d4-e5f6-7890-abcd-ef1234567890", "/home/user/project", "main", "Hello, Codex!", 6, 2, 0,
     ),
     "claude-code/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl": (
         "claude-code", "5c0375b4-57a5-4f26-b12d-d022ee4e51b7", "/path/to/Demo", "main", "/orchestrator", 30, 1, 1,

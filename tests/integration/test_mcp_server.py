@@ -121,3 +121,28 @@ def test_without_roots_the_server_reads_the_project_of_its_folder(prepared: dict
 
     anyio.run(session)
     assert usage_of(prepared["home"])[0] == {prepared["b"]: 1}
+
+
+def test_tool_schemas_carry_enums_limits_read_only_hints_and_the_server_version(prepared: dict[str, Any]) -> None:
+    from importlib.metadata import version
+
+    from mnemolog.domain.plan import ItemKindName
+
+    async def session() -> None:
+        async with Client(params(prepared, prepared["api"]), mode="legacy") as client:
+            assert client.server_info is not None and client.server_info.version == version("mnemolog") != ""
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            search = tools["search_memory"].input_schema["properties"]
+            kinds = next(option["enum"] for option in search["kind"]["anyOf"] if "enum" in option)
+            assert kinds == [k.value for k in ItemKindName]
+            assert (search["limit"]["minimum"], search["limit"]["maximum"]) == (1, 50)
+            note = tools["add_memory_note"].input_schema["properties"]
+            assert note["intent"]["enum"] == ["remember", "correct"] and note["scope"]["enum"] == ["project", "global"]
+            reads = {"get_memory_context", "search_memory", "read_memory_item", "read_memory_file"}
+            for name, tool in tools.items():
+                assert tool.annotations is not None
+                assert tool.annotations.read_only_hint is (name in reads), name
+            too_many = await client.call_tool("search_memory", {"query": "tests", "limit": 500})
+            assert too_many.is_error  # the schema's maximum is enforced, not only advertised
+
+    anyio.run(session)

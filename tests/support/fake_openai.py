@@ -13,6 +13,11 @@ so the real ``openai`` client is exercised end to end::
 
 When no reply is queued the server answers HTTP 418, which the client does not
 retry, so a missing reply fails a test quickly and visibly.
+
+A request with ``"stream": true`` gets the reply as server-sent events, a few
+characters a chunk, with the usage in the last chunk (as llama.cpp, vLLM and
+OpenAI send it). ``GET /v1/models`` lists one model; ``context_window`` set,
+it carries llama.cpp's ``meta.n_ctx`` and ``GET /props`` answers too.
 """
 
 from __future__ import annotations
@@ -98,6 +103,8 @@ class FakeOpenAI:
 
     def __init__(self) -> None:
         self._replies: deque[QueuedReply] = deque()
+        self.context_window: int | None = None
+        self.chunk_chars = 8
         self._lock = threading.Lock()
         self.requests: list[RecordedRequest] = []
         self.unexpected: int = 0
@@ -259,11 +266,65 @@ def _handler_for(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 self._send(reply.status, reply.raw_body, reply.headers)
             elif reply.status != 200:
                 self._send(reply.status, json.dumps(_error(reply)).encode(), reply.headers)
+            elif body.get("stream"):
+                self._stream(reply, str(body.get("model", "fake-model")))
             else:
                 completion = _completion(reply, str(body.get("model", "fake-model")))
                 self._send(200, json.dumps(completion).encode(), reply.headers)
 
+        def _stream(self, reply: QueuedReply, model: str) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Connection", "close")
+            for key, value in reply.headers.items():
+                self.send_header(key, value)
+            self.end_headers()
+            text = reply.content or ""
+            size = max(1, server.chunk_chars)
+            pieces = [text[i : i + size] for i in range(0, len(text), size)]
+            try:
+                for piece in pieces:
+                    self._event(_chunk(model, {"content": piece}, None))
+                if reply.refusal:
+                    self._event(_chunk(model, {"refusal": reply.refusal}, None))
+                self._event(_chunk(model, {}, reply.finish_reason))
+                prompt_tokens, completion_tokens = reply.usage
+                self._event({**_chunk(model, {}, None), "choices": [], "usage": {
+                    "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                    "total_tokens": prompt_tokens + completion_tokens}})
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client stopped reading (a looping answer is cut short)
+            self.close_connection = True
+
+        def _event(self, payload: dict[str, Any]) -> None:
+            self.wfile.write(b"data: " + json.dumps(payload).encode() + b"\n\n")
+            self.wfile.flush()
+
+        def do_GET(self) -> None:
+            path = self.path.split("?", 1)[0].rstrip("/")
+            if path == "/v1/models":
+                entry: dict[str, Any] = {"id": "fake-model", "object": "model", "owned_by": "fake"}
+                if server.context_window:
+                    entry["meta"] = {"n_ctx": server.context_window}
+                self._send(200, json.dumps({"object": "list", "data": [entry]}).encode())
+            elif path == "/props" and server.context_window:
+                self._send(200, json.dumps({"default_generation_settings": {"n_ctx": server.context_window}}).encode())
+            else:
+                self._send(404, json.dumps({"error": {"message": f"no route {path}"}}).encode())
+
     return Handler
+
+
+def _chunk(model: str, delta: dict[str, Any], finish_reason: str | None) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-fake-stream",
+        "object": "chat.completion.chunk",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason, "logprobs": None}],
+    }
 
 
 @pytest.fixture

@@ -86,7 +86,6 @@ def every_event(app: MnemologApp) -> dict[str, UUID]:
     s1.scrub(_matcher_for("flaky retry"))  # Session.Scrubbed: a forgotten value cut out of the stored texts
     uncut = {"first_user_message": "Fix the flaky retry test in api/client.py", "transcript": (), "extraction": None}
     s1.restore(uncut, _matcher_for("nothing here"), UUID(int=1))  # Session.Restored: a lift put the text back
-    s1.rerecord(_matcher_for("retry suite"))  # Session.Rerecorded: an erase re-recorded what survives
     s2 = Session(facts=facts("019a0000-0000-7000-8000-000000000002"), transcript=TRANSCRIPT)
     s2.change_mode(SessionMode.POLLUTED, "used external context: web search")
     s2.record_nothing("heuristic", "def")
@@ -125,7 +124,10 @@ def every_event(app: MnemologApp) -> dict[str, UUID]:
         reason="more detail",
     )
     item.review(Trust.ACCEPTED, "dev")
-    item.rerecord(_matcher_for("retry suite"))  # MemoryItem.Rerecorded
+    item.edit("Run `make test` before pushing (the retry suite included).", "retry test", "dev", "clearer")  # Edited
+    item.pin("dev")  # Pinned
+    item.pin("dev", pinned=False)  # Unpinned
+    item.pin("dev")
     old = MemoryItem(
         kind="preference",
         scope="global",
@@ -151,11 +153,11 @@ def every_event(app: MnemologApp) -> dict[str, UUID]:
         consolidation_id=run.id,
         reason="",
     )
+    gone.change_scope("global", "dev", "true everywhere")  # ScopeChanged
     gone.retire("all evidence is gone", run.id, by=EditedBy.CODE)
     note = Note(text="Prefer uv over pip, not poetry", intent="remember", scope="global", source="cli", written_at=now)
     note.scrub(_matcher_for("not poetry"))  # Note.Scrubbed
     note.restore("Prefer uv over pip", _matcher_for("nothing here"), UUID(int=1))  # Note.Restored
-    note.rerecord(_matcher_for("nothing here"))  # Note.Rerecorded
     note.mark_applied(run.id)
     run.complete(
         added=3,
@@ -169,15 +171,20 @@ def every_event(app: MnemologApp) -> dict[str, UUID]:
         notes_applied=(note.id,),
     )
     run.scrub_profile(_matcher_for("uses poetry"))  # Consolidation.ProfileScrubbed
-    run.rerecord(_matcher_for("nothing here"))  # Consolidation.Rerecorded
     lease.release(run.id)
     app.save_all(lease, run, item, old, gone, note)
 
     failed = Consolidation(selection=(), previous_selection=run.selection, diff=InputDiff(removed=(s1.id,)), worker="w2", model="m")
-    failed.fail("the plan broke 1 rule(s)", (Override(action="rejected", reason="unknown item handle 'I9'", edit="edit 1: revise I9"),))
+    dropped = (Override(action="rejected", reason="unknown item handle 'I9'", edit="edit 1: revise I9"),)
+    failed.reject_edits(1, 2, dropped, model="m", prompt_hash="abc")  # Consolidation.EditsRejected
+    failed.request_repair(2, ("edit 1: revise I9: unknown item handle 'I9'",))  # Consolidation.RepairRequested
+    refused = (Override(action="rejected", reason="the edit contains a forgotten value (tombstone)", edit="edit 1: add"),)
+    failed.refuse_plan(2, 1, "the edit contains a forgotten value (tombstone)", refused, model="m")  # Consolidation.PlanRefused
+    failed.model_failed(3, "m: answer cut off by the output token limit", model="m")  # Consolidation.ModelFailed
+    failed.fall_back("no usable edit remained", "heuristic")  # Consolidation.FellBack
+    failed.fail("the plan broke 1 rule(s)", dropped)
     citation = Citation(item_ids=(item.id,), session_ids=(s1.id,), citing_session="019b", cited_at=now, source="cli", entries=("MEMORY.md:3-4|note=[used]",))
     tomb = Tombstone(digest="0" * 64, width=2, scope="global", reason="user asked")
-    citation.rerecord(_matcher_for("nothing here"))  # Citation.Rerecorded
     served = Injection(
         session="019b", project="git:example.com/acme/api", surface="hook", tokens=120, served_at=now,
         items=(ServedItem(item_id=item.id, rank=1, trust="accepted", citations=0, updated_at=now, why="accepted; never cited"),),
@@ -187,7 +194,10 @@ def every_event(app: MnemologApp) -> dict[str, UUID]:
     tomb.replace("asked again")
     taken_back = Note(text="Use tabs, not spaces", intent="remember", scope="global", source="cli", written_at=now)
     taken_back.withdraw("changed my mind")  # Note.Withdrawn
-    app.save_all(failed, citation, tomb, taken_back, served)
+    erased = _matcher_for("retry suite")  # an erase re-records what survives under new keys
+    for survivor in (s1, item, run, note, citation):
+        survivor.rerecord(erased)  # Session/MemoryItem/Consolidation/Note/Citation.Rerecorded
+    app.save_all(failed, citation, tomb, taken_back, s1, item, run, note, served)
     return {"session": s1.id, "item": item.id, "run": run.id, "tombstone": tomb.id, "note": note.id}
 
 

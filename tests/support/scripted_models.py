@@ -40,7 +40,11 @@ class ScriptedExtractor:
 
 
 class ScriptedConsolidator:
-    """Phase 2 that answers from a queue, then with ``default``."""
+    """Phase 2 that answers from a queue, then with ``default``.
+
+    Asked to repair its plan with nothing queued and no default, it answers
+    with its last reply again (as a deterministic model does).
+    """
 
     name = "scripted-consolidator"
 
@@ -48,10 +52,14 @@ class ScriptedConsolidator:
         self.replies: deque[Any] = deque(replies)
         self.default = default
         self.seen: list[ConsolidationRequest] = []
+        self._last: Any = None
 
     def consolidate(self, request: ConsolidationRequest) -> ConsolidationAnswer:
         self.seen.append(request)
         reply = self.replies.popleft() if self.replies else self.default
+        if reply is None and request.repair is not None:
+            reply = self._last
+        self._last = reply
         if callable(reply) and not isinstance(reply, ConsolidationPlan):
             reply = reply(request)
         if isinstance(reply, ModelError):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import builtins
 import json
 import os
 import tracemalloc
@@ -165,14 +164,14 @@ def test_no_read_permission_is_a_clear_error(
     path.write_bytes(_jsonl(META, PROMPT))
     if os.geteuid() == 0:
         # Root reads any file whatever its mode: emulate the refusal the OS would give.
-        real_open = builtins.open
+        real_open = os.open
 
         def refusing_open(file: Any, *args: Any, **kwargs: Any) -> Any:
             if os.fspath(file) == os.fspath(path):
                 raise PermissionError(13, "Permission denied", os.fspath(file))
             return real_open(file, *args, **kwargs)
 
-        monkeypatch.setattr(builtins, "open", refusing_open)
+        monkeypatch.setattr(os, "open", refusing_open)
     else:
         path.chmod(0)
     with pytest.raises(SessionReadError, match="permission denied") as caught:

@@ -36,7 +36,7 @@ def test_real_cli_rollout_with_web_search_and_patches() -> None:
     assert meta.started_at == datetime(2026, 5, 11, 8, 26, 55, 42000, tzinfo=UTC)
     assert meta.updated_at == datetime(2026, 5, 11, 8, 44, 58, 544000, tzinfo=UTC)
     # 99 function calls + 3 apply_patch + 3 web searches; 99 + 3 outputs.
-    assert kinds(t) == {"user": 3, "assistant": 13, "tool_call": 105, "tool_output": 102}
+    assert kinds(t) == {"user": 2, "context": 1, "assistant": 13, "tool_call": 105, "tool_output": 102}
     assert t.line_count == 386
     assert t.skipped == {}
     assert t.used_web_search is True
@@ -52,14 +52,17 @@ def test_real_cli_rollout_with_web_search_and_patches() -> None:
     }
 
 
-def test_real_rollout_drops_agents_md_but_keeps_environment_context() -> None:
+def test_real_rollout_drops_agents_md_and_keeps_environment_context_as_context_not_a_user_message() -> None:
     path = shared_fixture(
         f"{ROLLOUTS}/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl"
     )
     t = read_session(path)
     users = [item.text for item in t.items if item.kind is ItemKind.USER]
-    assert users[0].startswith("<environment_context>")
-    assert users[1:] == ["show tools", "let's update the defailt context compart to 90 in env var"]
+    context = [item for item in t.items if item.kind is ItemKind.CONTEXT]
+    assert [item.tool for item in context] == ["environment_context"]
+    assert context[0].text.startswith("<environment_context>")
+    assert t.user_message_count == 2
+    assert users == ["show tools", "let's update the defailt context compart to 90 in env var"]
     assert not any("AGENTS.md instructions" in text for text in users)
     assert not any(
         "permissions instructions" in item.text
@@ -95,7 +98,7 @@ def test_real_exec_rollout_with_json_shell_outputs_and_ghost_snapshot() -> None:
     assert (meta.origin, meta.interactive, meta.is_subagent) == ("exec", False, False)
     assert meta.first_user_message is not None
     assert meta.first_user_message.startswith("what is current repository about?")
-    assert kinds(t) == {"user": 2, "tool_call": 3, "tool_output": 3}
+    assert kinds(t) == {"user": 1, "context": 1, "tool_call": 3, "tool_output": 3}
     assert t.line_count == 26
     assert t.skipped == {}
     assert not t.used_web_search
@@ -138,7 +141,7 @@ def test_hand_made_current_format_two_turns() -> None:
     assert (meta.origin, meta.interactive) == ("exec", False)
     assert meta.first_user_message == "Hello, Codex! Please explain what you do."
     # Two environment contexts, two prompts, two answers; developer messages dropped.
-    assert kinds(t) == {"user": 4, "assistant": 2}
+    assert kinds(t) == {"user": 2, "context": 2, "assistant": 2}
     assert t.line_count == 25
     assert t.skipped == {}
     assert not t.used_web_search and t.used_mcp_tools == ()
@@ -221,7 +224,7 @@ def test_legacy_mid_2025_format_is_read(tmp_path: Path) -> None:
     assert meta.git_remote == "https://example.org/team/tool.git"
     assert meta.first_user_message == "Rename the flag --fast to --quick"
     assert meta.started_at == datetime(2025, 6, 20, 9, 0, tzinfo=UTC)
-    assert kinds(t) == {"user": 2, "tool_call": 1, "tool_output": 1, "assistant": 1}
+    assert kinds(t) == {"user": 1, "context": 1, "tool_call": 1, "tool_output": 1, "assistant": 1}
     call = next(item for item in t.items if item.kind is ItemKind.TOOL_CALL)
     assert (call.tool, call.text) == ("local_shell", "grep -rn --fast src")
     output = next(item for item in t.items if item.kind is ItemKind.TOOL_OUTPUT)

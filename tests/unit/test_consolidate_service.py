@@ -167,7 +167,8 @@ def test_an_applied_note_cannot_be_cited_again_by_a_new_item(memory_store) -> No
 
     report = run(memory_store, ScriptedConsolidator(plan))
 
-    assert report.status == "failed" and "not selected" in report.overrides[0].reason
+    assert report.status == "completed" and report.added == 0 and report.repaired
+    assert "not selected" in report.overrides[0].reason and report.overrides[0].action == "rejected"
 
 
 def test_the_request_carries_pending_notes_only(memory_store) -> None:
@@ -192,14 +193,26 @@ def test_a_run_is_busy_while_another_holds_the_lease(memory_store) -> None:
     assert report.status == "busy" and "elsewhere" in report.detail and report.consolidation_id is None
 
 
-def test_a_plan_that_breaks_a_rule_is_recorded_as_failed_and_frees_the_lease(memory_store) -> None:
+def test_an_edit_without_evidence_is_dropped_on_its_own(memory_store) -> None:
     plan = ConsolidationPlan(edits=(Edit(op="add", kind="knowledge", scope=API, text="x", reason="r"),))
 
     report = run(memory_store, ScriptedConsolidator(plan))
 
-    assert report.status == "failed" and [o.reason for o in report.overrides] == ["no evidence"]
-    failed = list(memory_store.app.events.get(report.consolidation_id))[-1]
-    assert isinstance(failed, Consolidation.Failed)
+    assert report.status == "completed" and [o.reason for o in report.overrides] == ["no evidence"]
+    assert memory_store.reads().active_items() == []
+
+
+def test_a_plan_that_breaks_a_rule_that_must_never_pass_is_recorded_as_failed_and_frees_the_lease(memory_store) -> None:
+    noted = note(memory_store, "Use pnpm.", scope=API)
+    plan = ConsolidationPlan(edits=(Edit(op="add", kind="knowledge", scope=GLOBAL_SCOPE, text="x", evidence=(str(noted),), reason="r"),))
+
+    report = run(memory_store, ScriptedConsolidator(plan))
+
+    assert report.status == "failed" and report.repaired
+    assert [o.reason for o in report.overrides] == [f"notes of another scope are no evidence for an item of scope {GLOBAL_SCOPE}: {noted}"]
+    events = list(memory_store.app.events.get(report.consolidation_id))
+    assert isinstance(events[-1], Consolidation.Failed)
+    assert [type(e).__name__ for e in events[1:]] == ["PlanRefused", "RepairRequested", "PlanRefused", "Failed"]
     assert run(memory_store, ScriptedConsolidator(ConsolidationPlan(edits=()))).status == "completed"
 
 

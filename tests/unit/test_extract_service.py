@@ -61,7 +61,7 @@ def test_an_answer_is_stored_scrubbed_of_secrets_and_tombstoned_values(memory_st
 
     assert report.as_dict() | {"failures": []} == {
         "sessions": 1, "extracted": 1, "nothing": 0, "failed": 0, "gave_up": 0, "skipped": 0,
-        "input_tokens": 10, "plain_input_tokens": 0, "failures": [],
+        "input_tokens": 10, "plain_input_tokens": 0, "failures": [], "waiting": 0, "next_eligible_at": None,
     }
     extracted = memory_store.app.repository.get(session_id).extraction
     # The line the cut left a hole in is gone whole (no memory with a placeholder); the rest stays, redacted.

@@ -77,10 +77,10 @@ def test_extractor_keeps_directives_fixes_passing_checks_and_failures() -> None:
     )  # the push failed after the tests passed
     bullets = {(kind.value, text) for kind, text in parsed.bullets}
     assert ("preference", "Please use uv, never pip.") in bullets
-    assert ("knowledge", "`uv run pytest -q` passed (shell)") in bullets
+    assert ("knowledge", "`uv run pytest -q` passed") in bullets
     assert (
         "failure",
-        "`pytest -q` failed with exit 127 (bash: pytest: command not found) -> `uv run pytest -q` worked",
+        "`pytest -q` failed with exit 127 (`bash: pytest: command not found`) -> `uv run pytest -q` worked",
     ) in bullets
     assert any(kind == "failure" and "error: failed to push" in text for kind, text in bullets)
     # the assistant's advice is not a user directive; injected context is not a directive either
@@ -109,7 +109,7 @@ def test_extractor_follows_codex_exec_sessions_and_ignores_empty_grep() -> None:
     )
     output = HeuristicExtractor().extract(chat).output
     bullets = parse_raw_memory(output.raw_memory).bullets
-    assert bullets == ((ItemKindName.KNOWLEDGE, "`cargo test` passed (exec_command)"),)
+    assert bullets == ((ItemKindName.KNOWLEDGE, "`cargo test` passed"),)
 
 
 def test_extractor_answers_empty_when_nothing_is_worth_remembering() -> None:

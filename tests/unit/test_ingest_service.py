@@ -139,7 +139,7 @@ def test_a_file_that_cannot_be_read_is_reported_and_the_rest_ingested(memory_sto
     assert report.new == 1 and report.partial
     assert report.errors == [
         {"path": "/sessions/broken.jsonl", "error": "cannot read session file /sessions/broken.jsonl: permission denied"},
-        {"path": "/sessions/loop.jsonl", "error": "symlink loop"},
+        {"path": "/sessions/loop.jsonl", "error": "cannot read session file /sessions/loop.jsonl: symlink loop"},
     ]
     assert report.as_dict()["partial"] is True
 

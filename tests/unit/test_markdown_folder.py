@@ -254,4 +254,13 @@ def test_bold_is_removed_but_globs_in_code_spans_survive() -> None:
 def test_an_unmatched_backtick_opens_no_code_span() -> None:
     from mnemolog.projections.markdown_folder import strip_bold
 
-    assert strip_bold("`rg --glob '!**/*.map'…: **bold**") == "`rg --glob '!/*.map'…: bold"
+    assert strip_bold("`rg --glob '!**/*.map'…: **bold**") == "'rg --glob '!`**`/*.map'…: bold"
+
+
+def test_star_runs_that_are_not_bold_are_kept_verbatim_in_code() -> None:
+    from mnemolog.projections.markdown_folder import strip_bold
+
+    assert strip_bold("failed (make: *** No rule to make target 'serve'.  Stop.)") == (
+        "failed (make: `***` No rule to make target 'serve'.  Stop.)"
+    )
+    assert strip_bold("`make: *** No rule` and **bold**") == "`make: *** No rule` and bold"

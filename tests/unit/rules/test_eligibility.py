@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from mnemolog.domain.eligibility import EligibilityPolicy, assess_eligibility
+from mnemolog.domain.eligibility import EligibilityPolicy, assess_eligibility, eligible_at
 from mnemolog.domain.session import SessionFacts
 
 from .builders import API, NOW
@@ -79,3 +79,19 @@ def test_the_start_time_stands_in_for_a_missing_update_time() -> None:
 
 def test_a_session_without_times_is_judged_on_the_rest() -> None:
     assert assess_eligibility(facts(idle=None), NOW, DEFAULT) == (True, ())
+
+
+def test_exec_sessions_wait_for_the_setting_and_subagents_never_come() -> None:
+    scripted = facts(origin="exec", interactive=False)
+    assert assess_eligibility(scripted, NOW, DEFAULT) == (False, ("not interactive (exec)",))
+    opted_in = EligibilityPolicy(include_noninteractive=True)
+    assert assess_eligibility(scripted, NOW, opted_in) == (True, ())
+    subagent = facts(origin="subagent", interactive=False)
+    assert assess_eligibility(subagent, NOW, opted_in)[0] is False
+
+
+def test_a_session_waiting_only_for_the_idle_window_says_when_it_becomes_eligible() -> None:
+    busy = facts(idle=timedelta(minutes=20))
+    assert eligible_at(busy, NOW, DEFAULT) == busy.updated_at + timedelta(hours=6)  # type: ignore[operator]
+    assert eligible_at(facts(), NOW, DEFAULT) is None  # eligible already
+    assert eligible_at(facts(idle=timedelta(minutes=20), user_message_count=0), NOW, DEFAULT) is None  # waits for nothing

@@ -184,6 +184,20 @@ def test_a_second_edit_of_one_item_is_dropped() -> None:
     assert [(o.reason, o.item_id) for o in dropped] == [("I1 is already edited by this plan", I1.item_id)]
 
 
+def test_a_model_neither_retires_nor_invalidates_a_pinned_item_but_may_revise_it() -> None:
+    from dataclasses import replace
+
+    pinned = {"I1": replace(I1, pinned=True), "I2": replace(I2, pinned=True)}
+    kept, dropped = droppable_edits(plan(Edit(op="retire", target="I1"), Edit(op="invalidate", target="I2")), pinned)
+    assert kept.edits == ()
+    assert [(o.reason, o.item_id) for o in dropped] == [
+        ("I1 is pinned by the user: kept (unpin it to let it go)", I1.item_id),
+        ("I2 is pinned by the user: kept (unpin it to let it go)", I2.item_id),
+    ]
+    kept, dropped = droppable_edits(plan(revise("I1", S_API)), pinned)
+    assert [(e.op, e.target) for e in kept.edits] == [("revise", "I1")] and dropped == []
+
+
 def test_adds_are_never_dropped() -> None:
     edits = plan(add(S_API, scope=API), add(scope=API), add("junk"))
     kept, dropped = droppable_edits(edits, HANDLES)

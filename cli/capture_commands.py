@@ -1,0 +1,155 @@
+"""``mnemolog capture``: a finished session goes into memory now (the SessionEnd hook runs it).
+
+As a hook (``--hook``) it reads the agent's JSON on stdin, starts itself in
+the background for the session's transcript and returns at once: Codex gives
+a SessionEnd hook 3 s, and an agent should not wait on phase 1. The
+background run writes one line per session to ``$MNEMOLOG_HOME/logs/capture.log``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+from mnemolog.cli.context import store
+from mnemolog.cli.output import Exit, UserError, console, emit_json
+
+LOG_NAME = "capture.log"
+
+
+def _home() -> Path:
+    # Cheap on purpose (the hook path): the same rule as adapters.settings.resolve_home.
+    home = os.environ.get("MNEMOLOG_HOME")
+    if home:
+        return Path(home).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("mnemolog"))
+
+
+def capture_log() -> Path:
+    """Where background captures report."""
+    return _home() / "logs" / LOG_NAME
+
+
+def _hook_transcript() -> Path | None:
+    text = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+    try:
+        data = json.loads(text) if text.strip() else {}
+    except json.JSONDecodeError:
+        return None
+    path = data.get("transcript_path") if isinstance(data, dict) else None
+    return Path(path) if isinstance(path, str) and path else None
+
+
+def _start_in_background(transcript: Path, agent: str | None) -> None:
+    log = capture_log()
+    log.parent.mkdir(parents=True, exist_ok=True)
+    command = [sys.executable, "-m", "mnemolog.cli", "capture", str(transcript)]
+    if agent:
+        command += ["--agent", agent]
+    with log.open("ab") as out:
+        # A session of its own: the agent may end its hook's process group when the hook returns.
+        subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True, close_fds=True)
+
+
+def capture(
+    paths: list[Path] = typer.Argument(None, help="Finished session files (Codex rollouts, Claude Code transcripts)."),
+    hook: bool = typer.Option(False, "--hook", help="Run as a SessionEnd hook: read the agent's JSON on stdin and capture its transcript in the background."),
+    agent: str | None = typer.Option(None, "--agent", help="The agent that ran the session (codex or claude-code), for the log."),
+    wait: bool = typer.Option(False, "--wait", help="With --hook: capture in this process instead of the background."),
+    json_out: bool = typer.Option(False, "--json", help="Print a JSON summary."),
+) -> None:
+    """Put finished sessions into memory now: ingest, extract and consolidate them (the SessionEnd hook runs this)."""
+    if hook:
+        transcript = _hook_transcript()
+        if transcript is None:
+            return  # no transcript named: nothing to capture, and a hook must not fail the agent
+        if not wait:
+            _start_in_background(transcript, agent)
+            return
+        paths = [transcript]
+    if not paths:
+        raise UserError("name the session files to capture (or use --hook)", Exit.USAGE)
+    report = _capture(paths)
+    if json_out:
+        emit_json(report)
+    else:
+        _print(report, agent)
+    if report["ingest"]["partial"]:
+        raise typer.Exit(int(Exit.PARTIAL))
+
+
+def _capture(paths: list[Path]) -> dict[str, Any]:
+    from dataclasses import replace
+    from datetime import timedelta
+
+    from mnemolog.adapters import bootstrap
+    from mnemolog.adapters.folder_reader import disk_folder_reader
+    from mnemolog.adapters.session_files import SessionReadError, read_session
+    from mnemolog.adapters.settings import eligibility_policy
+    from mnemolog.cli.memory_folder import follow_log
+    from mnemolog.cli.pipeline_commands import _consolidate, _extract
+    from mnemolog.domain.services import cite as citing
+    from mnemolog.domain.services import ingest as ingest_service
+    from mnemolog.domain.services.extract import reassess
+    from mnemolog.domain.session import session_id_for
+
+    with store() as s:
+        # The agent said the session ended: no idle window to wait for.
+        ended = replace(eligibility_policy(s.settings), idle=timedelta(0))
+        ingested = ingest_service.ingest(
+            s,
+            bootstrap.session_source(),
+            paths,
+            ended,
+            redactor=bootstrap.redactor(),
+            scopes=bootstrap.scope_lookup(),
+            external_context_pollutes=s.settings.disable_on_external_context,
+        )
+        folder = disk_folder_reader(s.settings.folder) if s.settings.folder.is_dir() else None
+        cited = 0
+        for path in paths:
+            with contextlib.suppress(SessionReadError):  # ingest reported it
+                transcript = read_session(path)
+                # Seen before (e.g. by `run` while it was still going): assessed again as ended.
+                reassess(s.app, session_id_for(transcript.meta.source, transcript.meta.native_id), s.clock(), ended)
+                cited += citing.cite_session_file(s, transcript, folder).citations
+        extracted, extract_model = _extract(s, None, None, None, True)
+        consolidated, consolidate_model = _consolidate(s, None)
+        if consolidated.status == "completed":
+            follow_log(s)
+    return {
+        "paths": [str(p) for p in paths],
+        "ingest": ingested.as_dict(),
+        "citations": cited,
+        "extract": {**extracted.as_dict(), "model": extract_model},
+        "consolidate": {"status": consolidated.status, "added": consolidated.added, "revised": consolidated.revised, "model": consolidate_model},
+    }
+
+
+def _print(report: dict[str, Any], agent: str | None) -> None:
+    from datetime import UTC, datetime
+
+    ingest, extract, consolidate = report["ingest"], report["extract"], report["consolidate"]
+    console.print(
+        f"{datetime.now(UTC).isoformat(timespec='seconds')} captured {', '.join(report['paths'])}"
+        f"{f' ({agent})' if agent else ''}: ingest {ingest['new']} new, {ingest['updated']} updated, {ingest['unchanged']} unchanged; "
+        f"{report['citations']} citations; extract {extract['extracted']} extracted, {extract['nothing']} with nothing to keep, "
+        f"{extract['failed'] + extract['gave_up']} failed; consolidate {consolidate['status']}, "
+        f"{consolidate['added']} added, {consolidate['revised']} revised",
+        highlight=False,
+        markup=False,
+        soft_wrap=True,
+    )
+
+
+def register(app: typer.Typer) -> None:
+    """Add these commands to the app."""
+    app.command()(capture)

@@ -1,0 +1,132 @@
+"""Steering memory by hand: edit an item's text, pin it, change its scope. Each is an event; the folder follows.
+
+Every command reads the item as the project of ``--cwd`` (default: the
+current folder; or ``--project`` / ``scope --from``, a scope key) sees it: an item of another project is not found, as with
+``show``. Ids may be given whole, as ``[item:<id>]``, or as a unique prefix.
+"""
+
+from __future__ import annotations
+
+import getpass
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+from mnemolog.cli import options
+from mnemolog.cli.context import store
+from mnemolog.cli.output import Exit, UserError, console, emit_json
+
+JSON = typer.Option(False, "--json", help="Print JSON.")
+ITEM = typer.Argument(..., help="An item id or a unique prefix of one (as list and search print it), or [item:<id>].")
+CWD = typer.Option(None, "--cwd", help="The working folder whose project the item belongs to (default: the current folder).")
+BY = typer.Option(None, "--by", help="Who makes the change (default: the login name).")
+REASON = typer.Option("", "--reason", help="Why, for the item's history (explain shows it).")
+
+
+def _finish(s: Any, data: dict[str, Any], message: str, changed: bool, json_out: bool) -> None:
+    from mnemolog.cli.memory_folder import follow_log, updated
+
+    folder = follow_log(s) if changed else None
+    if json_out:
+        emit_json({**data, "folder": str(folder) if folder else None})
+    else:
+        console.print(message + updated(folder), highlight=False, markup=False)
+
+
+def _refused(error: Exception) -> UserError:
+    from mnemolog.domain.services.edit import ItemNotFound
+
+    return UserError(str(error), Exit.NOT_FOUND if isinstance(error, ItemNotFound) else Exit.ERROR)
+
+
+def edit(
+    item: str = ITEM,
+    text: list[str] = typer.Argument(..., help="The new text ('-' reads it from stdin)."),
+    title: str | None = typer.Option(None, "--title", help="A new title too (default: keep it)."),
+    by: str | None = BY,
+    reason: str = REASON,
+    cwd: Path | None = CWD,
+    project_key: str | None = options.PROJECT,
+    json_out: bool = JSON,
+) -> None:
+    """Rewrite a memory item's text (an Edited event; secrets are redacted, forgotten values refused)."""
+    from mnemolog.adapters.bootstrap import redactor
+    from mnemolog.domain.services import edit as editing
+
+    words = " ".join(text)
+    new_text = sys.stdin.read() if words.strip() == "-" else words
+    project = options.project_of(cwd, project_key)
+    with store() as s:
+        item_id = options.resolve_id(s.reads(), "items", item, project)
+        try:
+            done = editing.edit_item(
+                s, item_id, new_text, title=title, editor=by or getpass.getuser(), reason=reason, project=project, redactor=redactor()
+            )
+        except (editing.ItemNotFound, editing.EditRefused) as error:
+            raise _refused(error) from error
+        state = "edited" if done.changed else "already had that text"
+        redacted = f" ({done.redactions} secret(s) redacted)" if done.redactions else ""
+        _finish(s, done.as_dict(), f"item {item_id} {state}{redacted}", done.changed, json_out)
+
+
+def pin(
+    item: str = ITEM,
+    off: bool = typer.Option(False, "--off", help="Unpin: the item ranks and may be retired like any other again."),
+    by: str | None = BY,
+    reason: str = REASON,
+    cwd: Path | None = CWD,
+    project_key: str | None = options.PROJECT,
+    json_out: bool = JSON,
+) -> None:
+    """Pin a memory item: it comes first in context and the folder, and no consolidation retires it (--off unpins)."""
+    from mnemolog.domain.services import edit as editing
+
+    project = options.project_of(cwd, project_key)
+    with store() as s:
+        item_id = options.resolve_id(s.reads(), "items", item, project)
+        try:
+            done = editing.pin_item(s, item_id, not off, editor=by or getpass.getuser(), reason=reason, project=project)
+        except (editing.ItemNotFound, editing.EditRefused) as error:
+            raise _refused(error) from error
+        state = ("now " if done.changed else "already ") + ("pinned" if done.pinned else "not pinned")
+        _finish(s, done.as_dict(), f"item {item_id} is {state}", done.changed, json_out)
+
+
+def scope(
+    item: str = ITEM,
+    user: bool = typer.Option(False, "--user", help="Make the item user-wide (global): every project reads it."),
+    to_project: str | None = typer.Option(None, "--project", help="Move it to this project: a scope key (git:host/owner/repo, path:/dir) or a folder."),
+    by: str | None = BY,
+    reason: str = REASON,
+    cwd: Path | None = CWD,
+    from_project: str | None = typer.Option(None, "--from", help="The project the item is read in now, a scope key (default: that of --cwd)."),
+    json_out: bool = JSON,
+) -> None:
+    """Change a memory item's scope: user-wide (--user) or one project (--project P); a ScopeChanged event."""
+    from mnemolog.adapters.scope import resolve_scope
+    from mnemolog.domain.services import edit as editing
+
+    if user == (to_project is not None):
+        raise UserError("give exactly one of --user or --project P", Exit.USAGE)
+    if to_project is not None and not to_project.startswith(("git:", "path:")) and not Path(to_project).expanduser().is_dir():
+        raise UserError(f"not a project: {to_project[:80]!r} (give a scope key, git:host/owner/repo or path:/dir, or a folder)", Exit.USAGE)
+    target = "global" if user else resolve_scope(to_project)
+    project = options.project_of(cwd, from_project)
+    with store() as s:
+        item_id = options.resolve_id(s.reads(), "items", item, project)
+        try:
+            done = editing.change_scope(s, item_id, target, editor=by or getpass.getuser(), reason=reason, project=project)
+        except (editing.ItemNotFound, editing.EditRefused) as error:
+            raise _refused(error) from error
+        message = (
+            f"item {item_id} moved from {done.previous} to {done.scope}" if done.changed else f"item {item_id} is already in {done.scope}"
+        )
+        _finish(s, done.as_dict(), message, done.changed, json_out)
+
+
+def register(app: typer.Typer) -> None:
+    """Add these commands to the app."""
+    app.command()(edit)
+    app.command()(pin)
+    app.command()(scope)

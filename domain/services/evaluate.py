@@ -1,0 +1,181 @@
+"""Evaluate: run the whole pipeline over an eval corpus in a fresh store and score what each project gets.
+
+The sessions are replayed day by day, as they would have arrived: on each
+day of the corpus the clock stands at the next morning, that day's session
+files are ingested, phase 1 takes every session idle by then, and phase 2
+consolidates. So a later session meets the memory the earlier ones left, and
+a command it replaces is invalidated as it would be in use. Then the
+corpus's values are forgotten, and each project's next session is served
+(context and searches, as an agent reads them) and scored
+(``domain.evaluation.score``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, time, timedelta
+from pathlib import Path
+from typing import Any
+
+from mnemolog.domain.eligibility import EligibilityPolicy
+from mnemolog.domain.evaluation import (
+    Expectations,
+    Score,
+    Served,
+    ServedItem,
+    score,
+    unwanted_queries,
+)
+from mnemolog.domain.plan import GLOBAL_SCOPE
+from mnemolog.domain.ports import (
+    Consolidator,
+    Extractor,
+    Progress,
+    Redactor,
+    ScopeLookup,
+    SessionSource,
+    SessionUnreadable,
+    no_progress,
+)
+from mnemolog.domain.services.consolidate import EVERYTHING, ConsolidationPolicy, consolidate
+from mnemolog.domain.services.extract import extract
+from mnemolog.domain.services.forget import forget_value
+from mnemolog.domain.services.ingest import ingest
+from mnemolog.domain.services.read import Tokenizer, context, search
+from mnemolog.domain.services.unit_of_work import UnitOfWork
+
+IDLE = timedelta(hours=6)
+CONTEXT_BUDGET = 3000
+
+
+@dataclass(frozen=True)
+class EvalCorpus:
+    """A corpus made ready to run: its session files and each project's scope key in this store."""
+
+    expectations: Expectations
+    files: tuple[Path, ...]
+    scopes: Mapping[str, str]  # project name -> scope key
+
+
+@dataclass
+class EvalReport:
+    """What one eval run did and how it scored."""
+
+    score: Score
+    extract_model: str
+    consolidate_model: str
+    sessions: int = 0
+    days: int = 0
+    extracted: int = 0
+    nothing: int = 0
+    extract_failed: int = 0
+    consolidations_failed: list[str] = field(default_factory=list)
+    unreadable: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        """True when every threshold holds and every consolidation completed."""
+        return not self.score.failures() and not self.consolidations_failed
+
+    def as_dict(self) -> dict[str, Any]:
+        """Every metric, every miss (with the session it came from), and what the run did."""
+        scored = self.score.as_dict()
+        return {
+            **scored,
+            "passed": self.passed,
+            "failed": [*scored["failed"], *(f"consolidation failed: {d}" for d in self.consolidations_failed)],
+            "models": {"extract": self.extract_model, "consolidate": self.consolidate_model},
+            "run": {
+                "sessions": self.sessions,
+                "days": self.days,
+                "extracted": self.extracted,
+                "nothing": self.nothing,
+                "extract_failed": self.extract_failed,
+                "unreadable": self.unreadable,
+            },
+        }
+
+
+def _day(moment: datetime | None) -> date | None:
+    return moment.astimezone(UTC).date() if moment is not None else None
+
+
+def evaluate(
+    uow: UnitOfWork,
+    corpus: EvalCorpus,
+    *,
+    source: SessionSource,
+    redactor: Redactor,
+    scopes: ScopeLookup,
+    extractor: Extractor,
+    consolidator: Consolidator,
+    tokenizer: Tokenizer,
+    instructions: Callable[[str], str],
+    set_clock: Callable[[datetime], None],
+    budget: int = CONTEXT_BUDGET,
+    progress: Progress = no_progress,
+) -> EvalReport:
+    """Replay the corpus day by day into ``uow`` (a fresh store), forget its values, serve and score each project.
+
+    ``set_clock`` moves the store's clock (the replay's "now"); ``instructions``
+    gives the read-path prompt for a project scope, as ``context`` prints it.
+    """
+    report = EvalReport(Score(), getattr(extractor, "model", extractor.name), getattr(consolidator, "model", consolidator.name))
+    by_day: dict[date, list[Path]] = {}
+    for path in corpus.files:
+        try:
+            meta = source.read(path).meta
+        except SessionUnreadable as error:
+            report.unreadable.append(str(error))
+            continue
+        day = _day(meta.updated_at or meta.started_at) or date(1970, 1, 1)
+        by_day.setdefault(day, []).append(path)
+    report.sessions = sum(len(paths) for paths in by_day.values())
+    report.days = len(by_day)
+    policy = EligibilityPolicy(idle=IDLE, max_age=None)
+    for done, day in enumerate(sorted(by_day)):
+        progress(done, len(by_day), day.isoformat())
+        set_clock(datetime.combine(day + timedelta(days=1), time(), UTC) + IDLE)
+        ingest(uow, source, sorted(by_day[day]), policy, redactor=redactor, scopes=scopes)
+        extracted = extract(uow, extractor, redactor, policy).as_dict()
+        report.extracted += extracted["extracted"]
+        report.nothing += extracted["nothing"]
+        report.extract_failed += extracted["failed"] + extracted["gave_up"]
+        run = consolidate(uow, consolidator, redactor, ConsolidationPolicy(retention=EVERYTHING))
+        if run.status != "completed":
+            report.consolidations_failed.append(f"{day.isoformat()}: {run.detail}")
+    progress(len(by_day), len(by_day), "")
+    for forgotten in corpus.expectations.forget:
+        scope = corpus.scopes[forgotten.project] if forgotten.project else GLOBAL_SCOPE
+        forget_value(uow, forgotten.value, scope, "eval corpus: the user forgot it")
+    report.score = score(corpus.expectations, _serve(uow, corpus, tokenizer, instructions, budget))
+    return report
+
+
+def _serve(
+    uow: UnitOfWork, corpus: EvalCorpus, tokenizer: Tokenizer, instructions: Callable[[str], str], budget: int
+) -> dict[str, Served]:
+    """What each project's next session is given: its context, and a search per question and unwanted fact."""
+    reads, matcher = uow.reads(), uow.matcher()
+    served: dict[str, Served] = {}
+    queries = unwanted_queries(corpus.expectations)
+
+    def described(item_id: Any, project: str) -> ServedItem | None:
+        row = reads.item(item_id, project)
+        if row is None:
+            return None
+        sessions = tuple(e.native_id for e in reads.evidence_of(row.item_id) if e.scope in (project, GLOBAL_SCOPE))
+        return ServedItem(str(row.item_id), row.kind, row.scope, f"{row.title}\n{row.text}", sessions)
+
+    for project in corpus.expectations.projects:
+        scope = corpus.scopes[project.name]
+        given = context(reads, matcher, tokenizer, instructions(scope), scope, budget)
+        items = [described(item_id, scope) for item_id in given.item_ids]
+        hits: dict[str, tuple[ServedItem, ...]] = {}
+        for query in queries[project.name]:
+            found = [described(hit.item.item_id, scope) for hit in search(reads, matcher, query, scope, limit=5)]
+            hits[query] = tuple(item for item in found if item is not None)
+        served[project.name] = Served(tuple(item for item in items if item is not None), hits)
+    return served
+

@@ -1,0 +1,159 @@
+"""Benchmarks of the read path against raw baselines in the same run: context, search, render.
+
+``pytest -m benchmark -s tests/benchmarks`` runs them at 10k and 100k items;
+the normal suite runs them at a few hundred items (no timing assertions).
+Goals (issue 15): context ≤ 200 ms in process at 10k items, growing ≤ 2× to
+100k; search p50 ≤ 5 ms, p95 ≤ 20 ms, ≥ 100× faster than ``grep -ri`` over
+the same items; render at 100k items linear and ≤ 200 MiB.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from mnemolog.adapters.bootstrap import Store, open_store
+from mnemolog.adapters.settings import Settings
+from support.bench import (
+    SCALES,
+    fresh_database,
+    interleaved,
+    ms,
+    percentile,
+    ratios,
+    report,
+    spread,
+    timed,
+)
+from support.bench_items import COMMON, MEDIUM, PROJECT, RARE, VOCABULARY, fill, write_grep_file
+from support.reads import context_for, search
+
+SIZES = {"ci": (300, 1_500), "full": (10_000, 100_000)}
+ROUNDS = {"ci": 3, "full": 7}
+BARE = [sys.executable, "-c", "pass"]
+
+
+def _bare() -> None:
+    subprocess.run(BARE, check=True)
+
+
+@pytest.fixture(scope="module", params=SCALES)
+def scale(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+class Stores:
+    """One store per (backend, size), built once per module and scale."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.opened: dict[tuple[str, int], tuple[Store, list[tuple[str, str, str]]]] = {}
+
+    def get(self, backend: str, size: int, request: pytest.FixtureRequest) -> tuple[Store, list[tuple[str, str, str]]]:
+        key = (backend, size)
+        if key not in self.opened:
+            url = fresh_database(request, f"bench_read_{size}") if backend == "postgres" else None
+            store = open_store(Settings(home=self.root / f"{backend}-{size}", database_url=url))
+            self.opened[key] = (store, fill(store, size))
+        return self.opened[key]
+
+    def close(self) -> None:
+        for store, _ in self.opened.values():
+            store.close()
+
+
+@pytest.fixture(scope="module")
+def stores(tmp_path_factory: pytest.TempPathFactory, scale: str) -> Iterator[Stores]:
+    built = Stores(tmp_path_factory.mktemp(f"bench-read-{scale}"))
+    yield built
+    built.close()
+
+
+def test_context_against_bare_python(stores: Stores, scale: str, request: pytest.FixtureRequest) -> None:
+    lines, medians = [], []
+    for size in SIZES[scale]:
+        store, _ = stores.get("sqlite", size, request)
+        context_for(store, PROJECT)  # warm: the page cache, the prompt, the matcher
+        times = interleaved({"context": lambda s=store: context_for(s, PROJECT), "bare": _bare}, ROUNDS[scale])
+        medians.append(statistics.median(times["context"]))
+        lines.append(
+            f"context at {size:,} items (in process): {ms(times['context'])}; "
+            f"python -c pass {ms(times['bare'])}; ratio {spread(ratios(times['context'], times['bare']))}"
+        )
+    lines.append(f"growth {SIZES[scale][0]:,} → {SIZES[scale][1]:,} items: {medians[1] / medians[0]:.2f}× (goal ≤ 2×)")
+    report("context (goal ≤ 200 ms at 10k items in process)", lines)
+    assert context_for(store, PROJECT).item_ids  # it shows memory
+
+
+QUERIES = [COMMON, MEDIUM, RARE, f"{MEDIUM} {VOCABULARY[90]}", f"{COMMON} {MEDIUM}", "nosuchword"]
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_search_against_grep(stores: Stores, scale: str, backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    lines, p50s = [], []
+    for size in SIZES[scale]:
+        store, texts = stores.get(backend, size, request)
+        grep_file = write_grep_file(texts, tmp_path / f"items-{size}.txt")
+        for query in QUERIES:
+            search(store, query, PROJECT)  # warm
+        samples: list[float] = []
+        per_query: dict[str, list[float]] = {}
+        grep_times: list[float] = []
+        for _ in range(ROUNDS[scale]):
+            for query in QUERIES:
+                took = timed(lambda q=query, s=store: search(s, q, PROJECT))
+                samples.append(took)
+                per_query.setdefault(query, []).append(took)
+            grep_times.append(timed(lambda f=grep_file: subprocess.run(["grep", "-ri", MEDIUM, str(f)], stdout=subprocess.DEVNULL, check=False)))
+        p50, p95 = percentile(samples, 50), percentile(samples, 95)
+        p50s.append(p50)
+        common = statistics.median(per_query[COMMON])
+        grep = statistics.median(grep_times)
+        lines.append(
+            f"{backend} search at {size:,} items: p50 {p50 * 1000:.2f} ms, p95 {p95 * 1000:.2f} ms, "
+            f"common word {common * 1000:.2f} ms; grep -ri {grep * 1000:.1f} ms; "
+            f"grep / search (p50) {spread([g / p50 for g in grep_times], '{:.0f}')}×"
+        )
+    lines.append(f"growth of p50 {SIZES[scale][0]:,} → {SIZES[scale][1]:,} items: {p50s[1] / p50s[0]:.2f}×")
+    report(f"search, {backend} (goal p50 ≤ 5 ms, p95 ≤ 20 ms, ≥ 100× grep)", lines)
+    assert search(store, RARE, PROJECT) or search(store, COMMON, PROJECT)
+
+
+_RENDER = """
+import resource, sys, time
+from pathlib import Path
+from mnemolog.adapters.bootstrap import open_store
+from mnemolog.adapters.settings import Settings
+from mnemolog.cli.memory_folder import write_memory_folder
+store = open_store(Settings(home=Path(sys.argv[1])))
+start = time.perf_counter()
+files = write_memory_folder(store, Path(sys.argv[2]))
+took = time.perf_counter() - start
+print(took, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, len(files))
+"""
+
+
+def test_render_time_and_memory(stores: Stores, scale: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    lines, took = [], []
+    for size in SIZES[scale]:
+        store, _ = stores.get("sqlite", size, request)
+        home = Path(store.settings.home)
+        runs = []
+        for n in range(ROUNDS[scale] if scale == "ci" else 3):
+            out = subprocess.run(
+                [sys.executable, "-c", _RENDER, str(home), str(tmp_path / f"folder-{size}-{n}")],
+                capture_output=True, text=True, check=True, env={**os.environ, "MNEMOLOG_DATABASE_URL": ""},
+            ).stdout.split()
+            runs.append((float(out[0]), float(out[1]), int(out[2])))
+        took.append(statistics.median(r[0] for r in runs))
+        lines.append(
+            f"render at {size:,} items: {spread([r[0] for r in runs], '{:.2f}')} s, "
+            f"peak RSS {spread([r[1] for r in runs], '{:.0f}')} MiB, {runs[0][2]} files"
+        )
+    lines.append(f"growth {SIZES[scale][0]:,} → {SIZES[scale][1]:,} items: {took[1] / took[0]:.2f}× for {SIZES[scale][1] / SIZES[scale][0]:.0f}× the items (linear: ≈ that)")
+    report("render (goal linear, ≤ 200 MiB at 100k items)", lines)

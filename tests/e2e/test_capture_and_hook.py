@@ -1,0 +1,80 @@
+"""Capture at session end, the waiting report, exec sessions, and the quiet SessionStart hook."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from support.cli import run_cli
+from support.sessions import thread_id, write_rollout
+
+DIRECTIVE = "Always format with ruff format before committing."
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> dict:
+    project = tmp_path / "api"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", "."], cwd=project, check=True)
+    subprocess.run(["git", "remote", "add", "origin", "git@github.com:acme/api.git"], cwd=project, check=True)
+    other = tmp_path / "web"
+    other.mkdir()
+    env = {"MNEMOLOG_HOME": str(tmp_path / "data"), "HOME": str(tmp_path / "home"), "CODEX_HOME": str(tmp_path / "codex")}
+    now = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    rollout = write_rollout(tmp_path / "codex" / "sessions", thread_id(1), DIRECTIVE, cwd=str(project), when=now)
+    return {"project": project, "other": other, "env": env, "rollout": rollout, "tmp": tmp_path}
+
+
+def hook(world: dict, *args: str, cwd: Path) -> str:
+    done = run_cli("context", "--hook", *args, env=world["env"], stdin=json.dumps({"cwd": str(cwd), "hook_event_name": "SessionStart"}))
+    assert done.code == 0, done.err
+    return done.out
+
+
+def test_a_session_that_just_ended_is_captured_now_and_reaches_the_next_session(world: dict) -> None:
+    assert hook(world, "--agent", "codex", "--json", cwd=world["project"]) == ""  # nothing remembered: nothing said
+
+    ran = run_cli("run", env=world["env"])
+    assert ran.code == 0, ran.err
+    assert "1 sessions wait for the idle window" in ran.out and "becomes eligible at" in ran.out
+    assert "0 extracted" in ran.out
+
+    captured = run_cli("capture", "--hook", "--wait", "--agent", "codex", env=world["env"], stdin=json.dumps({"transcript_path": str(world["rollout"])}))
+    assert captured.code == 0, captured.err
+    assert "extract 1 extracted" in captured.out and "consolidate completed" in captured.out
+
+    payload = json.loads(hook(world, "--agent", "codex", "--json", cwd=world["project"]))
+    text = payload["hookSpecificOutput"]["additionalContext"]
+    assert text.startswith("<mnemolog-memory>\n# Memory from earlier sessions (mnemolog)") and text.rstrip().endswith("</mnemolog-memory>")
+    assert "ruff format" in text and "oai-mem-citation" in text and "search_memory" in text
+    claude = hook(world, "--agent", "claude-code", cwd=world["project"])
+    assert "ruff format" in claude and "mcp__mnemolog__search_memory" in claude and "oai-mem-citation" not in claude
+    assert hook(world, "--agent", "claude-code", cwd=world["other"]) == ""  # another project: nothing
+
+
+def test_exec_sessions_are_extracted_only_when_configured(world: dict) -> None:
+    lines = world["rollout"].read_text().splitlines()
+    meta = json.loads(lines[0])
+    meta["payload"]["source"] = "exec"
+    world["rollout"].write_text("\n".join([json.dumps(meta), *lines[1:]]) + "\n")
+
+    default = run_cli("capture", str(world["rollout"]), env=world["env"])
+    assert default.code == 0 and "extract 0 extracted" in default.out
+    configured = run_cli("capture", str(world["rollout"]), env={**world["env"], "MNEMOLOG_EXTRACT_NONINTERACTIVE": "true"})
+    assert configured.code == 0 and "extract 1 extracted" in configured.out
+
+
+def test_capture_as_a_hook_returns_at_once_and_captures_in_the_background(world: dict) -> None:
+    import time
+
+    done = run_cli("capture", "--hook", "--agent", "codex", env=world["env"], stdin=json.dumps({"transcript_path": str(world["rollout"])}))
+    assert done.code == 0 and done.out == "" and done.err == ""
+    log = world["tmp"] / "data" / "logs" / "capture.log"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and " captured " not in (log.read_text() if log.exists() else ""):
+        time.sleep(0.2)
+    assert f"captured {world['rollout']} (codex)" in log.read_text()
+    assert run_cli("capture", "--hook", env=world["env"], stdin="not json").code == 0  # a hook never fails its agent

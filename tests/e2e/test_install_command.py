@@ -1,0 +1,110 @@
+"""``mnemolog install`` on config files as users have them (no agent binary needed; Codex trust off)."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+from support.cli import run_cli
+
+CLAUDE_SETTINGS = '{\n    "model": "opus",\n    "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]}\n}\n'
+CODEX_CONFIG = '# mine\nmodel = "o4"  # keep this comment\n\n[mcp_servers.docs]\ncommand = "docs-mcp"\n'
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> dict[str, str]:
+    (tmp_path / "home" / ".claude").mkdir(parents=True)
+    (tmp_path / "home" / ".codex" / "memories").mkdir(parents=True)
+    return {"HOME": str(tmp_path / "home"), "MNEMOLOG_HOME": str(tmp_path / "data"), "CODEX_HOME": "", "CLAUDE_CONFIG_DIR": ""}
+
+
+def files(env: dict[str, str]) -> dict[str, bytes]:
+    root = Path(env["HOME"])
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_claude_code_install_is_idempotent_keeps_the_users_hooks_and_uninstalls_byte_for_byte(home: dict[str, str]) -> None:
+    settings = Path(home["HOME"]) / ".claude" / "settings.json"
+    settings.write_text(CLAUDE_SETTINGS)
+    before = files(home)
+
+    dry = run_cli("install", "claude-code", "--dry-run", env=home)
+    assert dry.code == 0 and "+++ " in dry.out and "would change" in dry.out
+    assert files(home) == before and not (Path(home["MNEMOLOG_HOME"]) / "installs").exists()
+
+    done = run_cli("install", "claude-code", env=home)
+    assert done.code == 0, done.err
+    config = json.loads(settings.read_text())
+    assert config["model"] == "opus" and config["hooks"]["Stop"][0]["hooks"][0]["command"] == "say done"
+    start = config["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+    end = config["hooks"]["SessionEnd"][0]["hooks"][0]["command"]
+    assert " context --hook --json --agent claude-code" in start and " capture --hook --agent claude-code" in end
+    assert all(part.startswith("/") for part in (start.split()[1], end.split()[1]))  # after MNEMOLOG_HOME=...
+    server = json.loads((Path(home["HOME"]) / ".claude.json").read_text())["mcpServers"]["mnemolog"]
+    assert Path(server["command"]).is_absolute() and server["args"] == ["mcp"]
+    assert server["env"] == {"MNEMOLOG_HOME": home["MNEMOLOG_HOME"]}
+
+    installed = files(home)
+    again = run_cli("install", "claude-code", env=home)
+    assert again.code == 0 and "already installed" in again.out and files(home) == installed
+
+    removed = run_cli("install", "claude-code", "--uninstall", env=home)
+    assert removed.code == 0, removed.err
+    assert removed.out.count("restored byte for byte") == 2
+    assert files(home) == before  # ~/.claude.json did not exist: it is gone again
+
+
+def test_uninstall_keeps_changes_made_after_install(home: dict[str, str]) -> None:
+    settings = Path(home["HOME"]) / ".claude" / "settings.json"
+    settings.write_text(CLAUDE_SETTINGS)
+    assert run_cli("install", "claude-code", env=home).code == 0
+    changed = json.loads(settings.read_text()) | {"theme": "dark"}
+    settings.write_text(json.dumps(changed))
+
+    removed = run_cli("install", "claude-code", "--uninstall", env=home)
+    assert removed.code == 0
+    assert "later changes kept" in removed.out
+    left = json.loads(settings.read_text())
+    assert left == json.loads(CLAUDE_SETTINGS) | {"theme": "dark"}
+
+
+def test_codex_install_edits_the_toml_in_place_and_never_touches_codex_memories(home: dict[str, str]) -> None:
+    codex = Path(home["HOME"]) / ".codex"
+    (codex / "config.toml").write_text(CODEX_CONFIG)
+    (codex / "memories" / "raw_memories.md").write_text("Codex's own\n")
+    before = files(home)
+
+    done = run_cli("install", "codex", "--no-trust", env=home)
+    assert done.code == 0, done.err
+    assert "trust them with /hooks" in done.out or "/hooks" in done.out
+    text = (codex / "config.toml").read_text()
+    assert text.startswith(CODEX_CONFIG.split("\n\n")[0])  # comments and the user's keys stay as written
+    config = tomllib.loads(text)
+    assert config["mcp_servers"]["docs"] == {"command": "docs-mcp"}
+    assert config["mcp_servers"]["mnemolog"]["args"] == ["mcp"] and config["mcp_servers"]["mnemolog"]["required"] is True
+    assert "features" not in config  # Codex's own memory pipeline stays as the user set it
+    hooks = json.loads((codex / "hooks.json").read_text())["hooks"]
+    assert hooks["SessionEnd"][0]["hooks"][0]["timeout"] == 3
+    assert (codex / "memories" / "raw_memories.md").read_text() == "Codex's own\n"
+
+    assert run_cli("install", "codex", "--uninstall", env=home).code == 0
+    assert files(home) == before
+
+
+def test_install_refuses_what_it_cannot_do_with_one_line(home: dict[str, str]) -> None:
+    assert run_cli("install", "gemini", env=home).code == 2
+    missing = run_cli("install", "codex", "--uninstall", env=home)
+    assert missing.code == 5 and "not installed" in missing.err
+    settings = Path(home["HOME"]) / ".claude" / "settings.json"
+    settings.write_text("{not json")
+    broken = run_cli("install", "claude-code", env=home)
+    assert broken.code == 1 and "cannot read claude-code's config" in broken.err and "Traceback" not in broken.err
+    assert settings.read_text() == "{not json"
+
+
+def test_install_codex_warns_when_memory_dir_is_codexs_own_folder(home: dict[str, str]) -> None:
+    memories = Path(home["HOME"]) / ".codex" / "memories"
+    done = run_cli("install", "codex", "--no-trust", "--dry-run", env={**home, "MNEMOLOG_MEMORY_DIR": str(memories)})
+    assert done.code == 0 and "memory_dir is Codex's own memory folder" in done.err
