@@ -161,10 +161,10 @@ def _erase(value: str, reason: str, *, yes: bool, dry_run: bool, json_out: bool)
 
     if not value.strip():
         raise UserError("the value has no words to match", Exit.USAGE)
-    if not (yes or dry_run) and not typer.confirm(
-        "Erase this value from the whole store, past events included? This cannot be undone", default=False
+    if not (yes or dry_run) and not typer.confirm(  # asked on stderr: --json output stays JSON
+        "Erase this value from the whole store, past events included? This cannot be undone", default=False, err=True
     ):
-        raise UserError("erase cancelled")
+        raise UserError("erase cancelled: nothing was written")
     with store() as s:
         given = reason if reason != "forgotten at the user's request" else ERASE_REASON
         try:

@@ -12,6 +12,8 @@ from mnemolog.adapters.settings import Settings
 from support.cli import run_cli
 from support.shared_fixtures import shared_fixture
 
+READER = "path:/nowhere"  # a project that reads only the user's global items
+
 
 def strings(value: Any) -> Iterator[str]:
     """Every string a JSON value holds (a string that is JSON itself, as Codex stores shell output, looked into)."""
@@ -55,7 +57,8 @@ def test_explain_lists_spans_whose_lines_hold_their_quotes(tmp_path: Path) -> No
     checked = 0
     agents = set()
     for item_id, scope in items:
-        told = run_cli("explain", item_id, "--json", env=env)
+        reader = scope if scope != "global" else READER
+        told = run_cli("explain", item_id, "--project", reader, "--json", env=env)
         assert told.code == 0, told.err
         story = told.json()
         assert story["spans"], f"item {item_id} has no evidence span"
@@ -67,16 +70,15 @@ def test_explain_lists_spans_whose_lines_hold_their_quotes(tmp_path: Path) -> No
             assert any(span["quote"] in s for s in strings(record)), (item_id, span)
             checked += 1
             agents.add(span["agent"])
-        shown = run_cli("show", item_id, "--project", scope, "--json", env=env) if scope != "global" else None
-        if shown is not None:
-            assert shown.code == 0, shown.err
-            assert [s["line"] for s in shown.json()["spans"]] == [s["line"] for s in story["spans"]]
+        shown = run_cli("show", item_id, "--project", reader, "--json", env=env)
+        assert shown.code == 0, shown.err
+        assert [s["line"] for s in shown.json()["spans"]] == [s["line"] for s in story["spans"]]
     assert checked >= 10 and agents == {"codex", "claude-code"}
 
     # The user sees the agent's own session id; the internal one only in --json.
-    item_id = items[0][0]
-    plain = run_cli("explain", item_id, env=env)
-    story = run_cli("explain", item_id, "--json", env=env).json()
+    item_id, scope = next((i, s) for i, s in items if s != "global")
+    plain = run_cli("explain", item_id, "--project", scope, env=env)
+    story = run_cli("explain", item_id, "--project", scope, "--json", env=env).json()
     assert plain.code == 0 and "evidence:" in plain.out
     assert all(s["native_id"] in plain.out for s in story["spans"])
     assert all(s["session_id"] not in plain.out for s in story["spans"])
