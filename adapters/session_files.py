@@ -28,6 +28,7 @@ from typing import IO, Any
 import zstandard
 from mnemolog.adapters.claude_reader import CLAUDE_LINE_TYPES, read_claude_records
 from mnemolog.adapters.codex_reader import read_codex_records
+from mnemolog.adapters.transcript_lines import with_lines
 from mnemolog.domain.ports import SessionUnreadable
 from mnemolog.domain.transcript import SessionMeta, Transcript
 
@@ -539,7 +540,7 @@ def read_session(
         reader = read_claude_records
     else:
         raise SessionReadError(shown_path, "not a Codex or Claude Code session file")
-    transcript = _read_guarded(reader, lines, shown_path)
+    transcript = with_lines(_read_guarded(reader, lines, shown_path), lines.records, lines.numbers)  # evidence spans cite lines
     notes = [f"{shown_path}:{line}: {reason} (line skipped)" for line, reason in sorted(lines.problems)]
     if len(notes) > MAX_WARNINGS:
         notes = [*notes[:MAX_WARNINGS], f"{shown_path}: {len(notes) - MAX_WARNINGS} more lines skipped"]

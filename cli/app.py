@@ -45,7 +45,7 @@ COMMANDS: dict[str, Entry] = {
     "tokens": Entry("pipeline_commands", "Tokens phase 1 sends per session, against Codex's plain serialisation; checks nothing important is lost."),
     "eval": Entry("eval_commands", "Run the whole pipeline on an eval corpus in a fresh temporary store and score what each project's next session gets."),
     "forget": Entry("forget_commands", "Forget for good: a value (tombstone), a session or an item. Enforced by code at every read and write."),
-    "lift": Entry("forget_commands", "Undo a tombstone (as an event). Retired items stay retired."),
+    "lift": Entry("forget_commands", "Undo a tombstone (as an event) and restore the session texts and notes it scrubbed. Retired items stay retired."),
     "prune": Entry("forget_commands", "The retention sweep: prune stale, unselected extractions; retire items left without evidence."),
     "reset": Entry("forget_commands", "Withdraw all memory, as events (the log and its history stay)."),
     "explain": Entry("history_commands", "The story of one memory, read only from the log (scoped like show: this project's and global items)."),

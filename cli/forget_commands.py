@@ -161,10 +161,10 @@ def _erase(value: str, reason: str, *, yes: bool, dry_run: bool, json_out: bool)
 
     if not value.strip():
         raise UserError("the value has no words to match", Exit.USAGE)
-    if not (yes or dry_run) and not typer.confirm(
-        "Erase this value from the whole store, past events included? This cannot be undone", default=False
+    if not (yes or dry_run) and not typer.confirm(  # asked on stderr: --json output stays JSON
+        "Erase this value from the whole store, past events included? This cannot be undone", default=False, err=True
     ):
-        raise UserError("erase cancelled")
+        raise UserError("erase cancelled: nothing was written")
     with store() as s:
         given = reason if reason != "forgotten at the user's request" else ERASE_REASON
         try:
@@ -197,7 +197,7 @@ def lift(
     reason: str = typer.Option("lifted at the user's request", "--reason"),
     json_out: bool = JSON,
 ) -> None:
-    """Undo a tombstone (as an event). Retired items stay retired."""
+    """Undo a tombstone (as an event) and restore the session texts and notes it scrubbed. Retired items stay retired."""
     from mnemolog.cli.memory_folder import follow_log, updated
     from mnemolog.domain.services import forget as forgetting
 
@@ -211,7 +211,8 @@ def lift(
     if json_out:
         emit_json({**result.as_dict(), "folder": str(folder) if folder else None})
     else:
-        console.print(f"tombstone {tid} {'lifted' if result.lifted else 'was already lifted'}{updated(folder)}", highlight=False)
+        restored = f"; {len(result.restored_sessions)} session(s) and {len(result.restored_notes)} note(s) restored"
+        console.print(f"tombstone {tid} {'lifted' if result.lifted else 'was already lifted'}{restored}{updated(folder)}", highlight=False)
 
 
 def prune(

@@ -22,6 +22,17 @@ def _as_uuid(text: str) -> UUID | None:
         return None
 
 
+def _agent_ids(story: dict[str, Any]) -> dict[str, str]:
+    """Internal session id -> the agent's own id: users see one id per session (the internal one is in --json)."""
+    return {s["session"]: s["native_id"] for s in story["sessions"] if s.get("native_id")}
+
+
+def _with_agent_ids(text: str, ids: dict[str, str]) -> str:
+    for internal, native in ids.items():
+        text = text.replace(internal, native)
+    return text
+
+
 def _item_prefix(s: Any, target: str) -> UUID | None:
     """The item a short id names (``abcd1234``, ``[item:abcd1234]``); None when ``target`` is words, not an id."""
     from mnemolog.domain.ids import UnknownId, normalised
@@ -38,6 +49,7 @@ def _item_prefix(s: Any, target: str) -> UUID | None:
 
 
 def _print_story(story: dict[str, Any]) -> None:
+    ids = _agent_ids(story)
     now = story["now"]
     console.print(f"item {story['item']} ({story['kind']}, scope {story['scope']}): {now['status']}, trust {now['trust']}", highlight=False, markup=False)
     console.print(f"  {now['title'] or ''} {now['text'] or ''}".rstrip(), highlight=False, markup=False)
@@ -49,13 +61,19 @@ def _print_story(story: dict[str, Any]) -> None:
         )
         for extraction in session["extractions"]:
             console.print(f"    extracted {extraction['at']} by {extraction['model']}", highlight=False, markup=False)
+    for span in story.get("spans", []):
+        where = f"line {span['line']}" if span["line"] else "line ?"
+        console.print(
+            f"  evidence: {span.get('agent') or '?'} session {span.get('native_id') or '?'} {where}: \u201c{span['quote']}\u201d",
+            highlight=False, markup=False,
+        )
     for entry in story["timeline"]:
         line = f"  {entry['at']}  {entry['action']}"
         if entry["kind"] == "item":
             line += f" by {entry['by']}" if entry.get("by") else ""
             line += f" in run {entry['consolidation']}" if entry.get("consolidation") else ""
             if entry.get("reason"):
-                line += f": {entry['reason']}"
+                line += f": {_with_agent_ids(entry['reason'], ids)}"
             if entry.get("scope"):
                 line += f" {entry['previous']} -> {entry['scope']}"
             if entry.get("editor"):

@@ -155,6 +155,9 @@ def show(
         out.append(f"- {e['source']} {e['native_id']}  {e['updated_at'] or ''}  cwd={e['cwd']}")
         if e["summary"]:
             out.append("    " + read.one_line(e["summary"])[:400])
+        for span in (s for s in data["spans"] if s["session_id"] == e["session"]):
+            where = f"line {span['line']}" if span["line"] else "line ?"
+            out.append(f"    {where}: \u201c{read.one_line(span['quote'])}\u201d")
     sys.stdout.write("\n".join(out) + "\n")
 
 

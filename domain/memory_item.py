@@ -9,6 +9,7 @@ from uuid import UUID
 
 from eventsourcing.domain import event
 from mnemolog.domain.events import EventSourced
+from mnemolog.domain.evidence_spans import EvidenceSpan
 
 
 class ItemStatus(StrEnum):
@@ -42,7 +43,7 @@ class MemoryItem(EventSourced):
     class Added(EventSourced.Created):
         """A consolidation (or a user) added the item."""
 
-        sealed: ClassVar[tuple[str, ...]] = ("task_group", "title", "text", "keywords.*", "reason")
+        sealed: ClassVar[tuple[str, ...]] = ("task_group", "title", "text", "keywords.*", "reason", "spans.*.quote")
         kind: str
         scope: str
         task_group: str
@@ -55,11 +56,12 @@ class MemoryItem(EventSourced):
         reason: str
         trust: Trust = Trust.PROPOSED
         by: EditedBy = EditedBy.MODEL
+        spans: tuple[EvidenceSpan, ...] = ()  # where in its sessions the text is supported
 
     class Revised(EventSourced.Event):
         """The item's text, keywords or evidence changed."""
 
-        sealed: ClassVar[tuple[str, ...]] = ("title", "text", "keywords.*", "reason")
+        sealed: ClassVar[tuple[str, ...]] = ("title", "text", "keywords.*", "reason", "spans.*.quote")
         title: str
         text: str
         keywords: tuple[str, ...]
@@ -68,6 +70,7 @@ class MemoryItem(EventSourced):
         consolidation_id: UUID | None
         reason: str
         by: EditedBy = EditedBy.MODEL
+        spans: tuple[EvidenceSpan, ...] | None = None  # None: the spans stay as they were
 
         def apply(self, aggregate: Any) -> None:
             """Replace the content."""
@@ -77,6 +80,8 @@ class MemoryItem(EventSourced):
             aggregate.evidence = self.evidence
             if self.valid_from is not None:
                 aggregate.valid_from = self.valid_from
+            if self.spans is not None:
+                aggregate.spans = self.spans
 
     class Retired(EventSourced.Event):
         """Withdrawn: it should not be memory (or its evidence is gone)."""
@@ -173,11 +178,12 @@ class MemoryItem(EventSourced):
     class Rerecorded(EventSourced.Event):
         """The item's current texts, recorded again under a new data key (an erase destroyed the old keys)."""
 
-        sealed: ClassVar[tuple[str, ...]] = ("task_group", "title", "text", "keywords.*")
+        sealed: ClassVar[tuple[str, ...]] = ("task_group", "title", "text", "keywords.*", "spans.*.quote")
         task_group: str
         title: str
         text: str
         keywords: tuple[str, ...]
+        spans: tuple[EvidenceSpan, ...] = ()
 
         def apply(self, aggregate: Any) -> None:
             """The texts as they stood when re-recorded."""
@@ -185,6 +191,7 @@ class MemoryItem(EventSourced):
             aggregate.title = self.title
             aggregate.text = self.text
             aggregate.keywords = self.keywords
+            aggregate.spans = self.spans
 
     @event(Added)
     def __init__(
@@ -201,7 +208,9 @@ class MemoryItem(EventSourced):
         reason: str,
         trust: Trust = Trust.PROPOSED,
         by: EditedBy = EditedBy.MODEL,
+        spans: tuple[EvidenceSpan, ...] = (),
     ) -> None:
+        self.spans = spans
         self.kind = kind
         self.scope = scope
         self.task_group = task_group
@@ -262,6 +271,7 @@ class MemoryItem(EventSourced):
             title=cut(self.title),
             text=cut(self.text),
             keywords=tuple(cut(k) for k in self.keywords),
+            spans=tuple(s for s in self.spans if not matcher.contains(s.quote, None)),  # a quote of the value goes whole
         )
 
     def review(self, verdict: Trust, reviewer: str, note: str = "") -> None:

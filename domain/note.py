@@ -58,6 +58,9 @@ class Note(EventSourced):
             """Replace the text."""
             aggregate.text = self.text
 
+    class Restored(Scrubbed):
+        """A lifted tombstone's cut was undone: the text as recorded, cut by the tombstones still in force."""
+
     class Rerecorded(EventSourced.Event):
         """The note's current text, recorded again under a new data key (an erase destroyed the old keys)."""
 
@@ -84,6 +87,14 @@ class Note(EventSourced):
         if not ids:
             return False
         self.trigger_event(self.Scrubbed, tombstone_ids=tuple(ids), text=clean)
+        return True
+
+    def restore(self, recorded: str, matcher: Any, tombstone_id: UUID) -> bool:
+        """Put back what a lifted tombstone cut from the text (``recorded``: as the log last held it uncut)."""
+        clean = str(matcher.scrub(recorded, self.scope)[0])
+        if clean == self.text:
+            return False
+        self.trigger_event(self.Restored, tombstone_ids=(tombstone_id,), text=clean)
         return True
 
     def rerecord(self, matcher: Any) -> None:

@@ -17,6 +17,7 @@ from typing import Protocol
 from uuid import UUID
 
 from mnemolog.domain.consolidation import SelectedInput
+from mnemolog.domain.evidence_spans import EvidenceSpan
 from mnemolog.domain.selection import Candidate
 from mnemolog.domain.tombstone_matcher import TombstoneRule
 
@@ -45,6 +46,7 @@ class ItemRow:
     pinned: bool = False  # a person pinned it: first in context and the folder
     served_count: int = 0  # times served by a read (hook, context, MCP), cited or not
     last_served: datetime | None = None
+    spans: tuple[EvidenceSpan, ...] = ()  # line-level evidence: session, file line, quote
     # The tokens of the item's context line, counted once when it was projected (None: not counted).
     context_tokens: int | None = None
 
@@ -72,6 +74,7 @@ class EvidenceSession:
     scope: str
     updated_at: datetime | None
     rollout_summary: str
+    path: str = ""  # the session file it was read from
 
 
 @dataclass(frozen=True)

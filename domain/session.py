@@ -205,6 +205,9 @@ class Session(EventSourced):
                         items[index] = items[index].model_copy(update={"text": text})
                 aggregate.transcript = tuple(items)
 
+    class Restored(Scrubbed):
+        """A lifted tombstone's cuts were undone: the texts as the log last held them (None: field unchanged)."""
+
     class Rerecorded(EventSourced.Event):
         """The session's current texts, recorded again under a new data key (an erase destroyed the old keys)."""
 
@@ -395,6 +398,59 @@ class Session(EventSourced):
         if not hits:
             return False
         self.trigger_event(self.Scrubbed, tombstone_ids=tuple(sorted(hits, key=str)), transcript=tuple(changed), **fields)
+        return True
+
+    @staticmethod
+    def uncut_texts(events: Any) -> dict[str, Any]:
+        """The texts as the log last recorded them before any scrub (for ``restore``), from the session's events."""
+        texts: dict[str, Any] = {"first_user_message": None, "transcript": (), "extraction": None}
+        for e in events:
+            if isinstance(e, (Session.Recorded, Session.Updated)):
+                texts["first_user_message"] = e.facts.first_user_message
+                texts["transcript"] = e.transcript
+            elif isinstance(e, Session.Extracted):
+                texts["extraction"] = (e.rollout_summary, e.rollout_slug, e.raw_memory)
+            elif isinstance(e, (Session.ExtractedNothing, Session.Pruned, Session.Deleted)):
+                texts["extraction"] = None
+            elif isinstance(e, Session.Rerecorded):  # an erase: what was before it is gone for good
+                texts["first_user_message"] = e.first_user_message
+                texts["transcript"] = e.transcript
+                if e.rollout_summary is not None:
+                    texts["extraction"] = (e.rollout_summary, e.rollout_slug, e.raw_memory)
+        return texts
+
+    def restore(self, uncut: dict[str, Any], matcher: Any, tombstone_id: UUID) -> bool:
+        """Put back what a lifted tombstone cut: ``uncut`` (from ``uncut_texts``), cut again by the tombstones still in force.
+
+        False when nothing changes (the text was never in the log uncut, or is
+        still withheld by another tombstone).
+        """
+        scope = self.facts.scope
+
+        def redo(old: str | None, current: str | None) -> str | None:
+            if old is None or current is None:
+                return None
+            clean = str(matcher.scrub(old, scope)[0])
+            return clean if clean != current else None
+
+        fields: dict[str, Any] = {"first_user_message": redo(uncut["first_user_message"], self.facts.first_user_message)}
+        if self.extraction is not None and uncut["extraction"] is not None:
+            summary, slug, raw = uncut["extraction"]
+            fields.update(
+                rollout_summary=redo(summary, self.extraction.rollout_summary),
+                rollout_slug=redo(slug, self.extraction.rollout_slug),
+                raw_memory=redo(raw, self.extraction.raw_memory),
+            )
+        changed = []
+        old_items = uncut["transcript"]
+        if len(old_items) == len(self.transcript):
+            for index, (old, item) in enumerate(zip(old_items, self.transcript, strict=True)):
+                text = redo(old.text, item.text)
+                if text is not None:
+                    changed.append((index, text))
+        if not changed and all(v is None for v in fields.values()):
+            return False
+        self.trigger_event(self.Restored, tombstone_ids=(tombstone_id,), transcript=tuple(changed), **fields)
         return True
 
     def rerecord(self, matcher: Any) -> None:

@@ -54,6 +54,7 @@ class TranscriptItem(Frozen):
     is_error: bool = False
     exit_code: int | None = None
     timestamp: datetime | None = None
+    line: int | None = None  # the line of the session file it was read from (1 = first), for evidence spans
 
 
 class SessionMeta(Frozen):

@@ -114,6 +114,9 @@ def explain_item(app: MnemologApp, item_id: UUID, matcher: TombstoneMatcher, pro
             entry.update(action="retired", tombstone=str(e.tombstone_id) if e.tombstone_id else None)
         elif isinstance(e, MemoryItem.Invalidated):
             entry.update(action="invalidated", valid_to=_iso(e.valid_to))
+        elif isinstance(e, MemoryItem.Rerecorded):  # an erase: earlier texts read [erased], these survive
+            state.update(title=e.title, text=e.text, keywords=list(e.keywords))
+            entry.update(action="re-recorded", after={"title": scrub(e.title), "text": scrub(e.text), "keywords": scrub.many(e.keywords)})
         elif isinstance(e, MemoryItem.Reviewed):
             entry.update(action="reviewed", verdict=e.verdict.value, reviewer=e.reviewer, note=scrub(e.note))
         elif isinstance(e, MemoryItem.Edited):
@@ -184,6 +187,23 @@ def explain_item(app: MnemologApp, item_id: UUID, matcher: TombstoneMatcher, pro
     elsewhere = [k for k, s in sessions.items() if not readable_in(s.get("scope") or "unknown", project)]
     for key in elsewhere:
         del sessions[key]
+    spans: list[Any] = []
+    for e in own:  # the spans of the latest version that named them
+        if isinstance(e, (MemoryItem.Added, MemoryItem.Rerecorded)) or (isinstance(e, MemoryItem.Revised) and e.spans is not None):
+            spans = list(e.spans or ())
+    span_list = [  # only in the sessions this reader may see described
+        {
+            "native_id": sessions[str(s.session_id)].get("native_id"),
+            "session_id": str(s.session_id),
+            "agent": sessions[str(s.session_id)].get("agent"),
+            "path": sessions[str(s.session_id)].get("path"),
+            "line": s.line,
+            "item": s.item,
+            "quote": scrub(s.quote),
+        }
+        for s in spans
+        if str(s.session_id) in sessions
+    ]
     applied_notes = {n for r in runs.values() for n in r.get("notes_applied", [])}
     notes = [n for n in notes if n["note"] in applied_notes]
     for t in tombstones.values():
@@ -220,6 +240,7 @@ def explain_item(app: MnemologApp, item_id: UUID, matcher: TombstoneMatcher, pro
         "history": [t for t in timeline if t["kind"] == "item"],
         "timeline": timeline,
         "sessions": [sessions[k] for k in sorted(sessions)],
+        "spans": span_list,
         "sessions_elsewhere": len(elsewhere),
         "consolidations": [runs[k] for k in sorted(runs, key=lambda k: runs[k].get("started_at") or "")],
         "citations": {"count": len(citations), "last": max((c["at"] for c in citations if c["at"]), default=None), "list": citations},

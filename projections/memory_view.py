@@ -188,6 +188,10 @@ def _set_evidence(sql: Sql, item_id: str, evidence: tuple[Any, ...]) -> None:
     )
 
 
+def _spans(spans: Any) -> str:
+    return js([s.model_dump(mode="json") for s in spans])
+
+
 def _item(sql: Sql, e: Any) -> None:
     iid = str(e.originator_id)
     at = iso(e.timestamp)
@@ -215,6 +219,7 @@ def _item(sql: Sql, e: Any) -> None:
                 "pinned": 0,
                 "context_rank": context_rank(e.trust.value),
                 "use_count": 0,
+                "spans": _spans(e.spans),
             },
         )
         _set_evidence(sql, iid, e.evidence)
@@ -235,12 +240,14 @@ def _item(sql: Sql, e: Any) -> None:
         )
         if e.valid_from is not None:
             values["valid_from"] = iso(e.valid_from)
+        if e.spans is not None:
+            values["spans"] = _spans(e.spans)
         _set_evidence(sql, iid, e.evidence)
         if row["status"] == ItemStatus.ACTIVE.value:
             _search_put(sql, iid, row["scope"], row["kind"], e.title, e.text, e.keywords)
     elif isinstance(e, MemoryItem.Retired):
         # A retired item's text leaves the view (it may carry a forgotten value); explain reads it from the log.
-        values.update(status=ItemStatus.RETIRED.value, title="", text="", keywords="[]")
+        values.update(status=ItemStatus.RETIRED.value, title="", text="", keywords="[]", spans="[]")
         _search_drop(sql, iid)
     elif isinstance(e, MemoryItem.Invalidated):
         values.update(status=ItemStatus.INVALIDATED.value, valid_to=iso(e.valid_to))
@@ -261,7 +268,7 @@ def _item(sql: Sql, e: Any) -> None:
     elif isinstance(e, MemoryItem.Rerecorded):
         values["task_group"] = e.task_group
         if row["status"] != ItemStatus.RETIRED.value:  # a retired item's text has left the view
-            values.update(title=e.title, text=e.text, keywords=js(list(e.keywords)))
+            values.update(title=e.title, text=e.text, keywords=js(list(e.keywords)), spans=_spans(e.spans))
         if row["status"] == ItemStatus.ACTIVE.value:
             _search_put(sql, iid, row["scope"], row["kind"], e.title, e.text, e.keywords)
     _update(sql, "items", iid, values)

@@ -9,6 +9,7 @@ from typing import Any
 from uuid import UUID
 
 from mnemolog.domain.consolidation import SelectedInput
+from mnemolog.domain.evidence_spans import EvidenceSpan
 from mnemolog.domain.plan import GLOBAL_SCOPE
 from mnemolog.domain.reads import (
     ID_KINDS,
@@ -71,6 +72,7 @@ def item_row(r: dict[str, Any]) -> ItemRow:
         served_count=int(r.get("served_count") or 0),
         last_served=when(r.get("last_served")),
         context_tokens=r.get("context_tokens"),
+        spans=tuple(EvidenceSpan.model_validate(s) for s in json.loads(r.get("spans") or "[]")),
     )
 
 
@@ -279,14 +281,15 @@ class ViewReads:
     def evidence_of(self, item_id: UUID) -> list[EvidenceSession]:
         """The recorded sessions an item names as evidence, oldest first."""
         rows = self.query(
-            f"SELECT s.id, s.source, s.native_id, s.cwd, s.scope, s.updated_at, s.rollout_summary "
+            f"SELECT s.id, s.source, s.native_id, s.cwd, s.scope, s.updated_at, s.rollout_summary, s.path "
             f"FROM {table('item_evidence')} e JOIN {table('sessions')} s ON s.id = e.session_id "
             f"WHERE e.item_id = ? ORDER BY s.updated_at, s.id",
             [str(item_id)],
         )
         return [
             EvidenceSession(
-                UUID(r["id"]), r["source"], r["native_id"], r["cwd"] or "", r["scope"], when(r["updated_at"]), r["rollout_summary"] or ""
+                UUID(r["id"]), r["source"], r["native_id"], r["cwd"] or "", r["scope"], when(r["updated_at"]), r["rollout_summary"] or "",
+                r["path"] or "",
             )
             for r in rows
         ]

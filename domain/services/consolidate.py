@@ -38,6 +38,7 @@ from mnemolog.domain.consolidation import (
     PhaseTwoLease,
     SelectedInput,
 )
+from mnemolog.domain.evidence_spans import EvidenceSpan, locate_spans
 from mnemolog.domain.holes import without_holes
 from mnemolog.domain.memory_item import EditedBy, ItemStatus, MemoryItem
 from mnemolog.domain.note import Note
@@ -58,6 +59,7 @@ from mnemolog.domain.reads import ItemRow, NoteRow, SelectedSession
 from mnemolog.domain.selection import diff, select
 from mnemolog.domain.services.notes import NoteFiles, NoteImport, import_note_files
 from mnemolog.domain.services.unit_of_work import UnitOfWork, owner_alive, worker_name
+from mnemolog.domain.session import Session
 from mnemolog.domain.tombstone_matcher import EVERY_PROJECT, TombstoneMatcher
 
 EVERYTHING = timedelta(days=365_000)  # --all: every extraction, however old
@@ -470,6 +472,10 @@ def _request(
     )
 
 
+SPANS_PER_SESSION = 2
+SPANS_PER_ITEM = 4
+
+
 class _Edits:
     """A checked plan turned into pending item events (saved later, in one transaction)."""
 
@@ -479,6 +485,19 @@ class _Edits:
         self.changed: dict[UUID, MemoryItem] = {}
         self.new: list[MemoryItem] = []
         self.counts = {"added": 0, "revised": 0, "retired": 0, "invalidated": 0}
+        self._sessions: dict[UUID, Session | None] = {}
+
+    def spans(self, title: str, text: str, keywords: Sequence[str], evidence: Sequence[UUID]) -> tuple[EvidenceSpan, ...]:
+        """Line-level evidence for an edit: the lines of its evidence sessions that best support it (notes have none)."""
+        found: list[EvidenceSpan] = []
+        for session_id in evidence:
+            if session_id not in self._sessions:
+                loaded = self.app.find(session_id)
+                self._sessions[session_id] = loaded if isinstance(loaded, Session) else None
+            session = self._sessions[session_id]
+            if session is not None:
+                found.extend(locate_spans(" ".join([title, text, *keywords]), session_id, session.transcript, SPANS_PER_SESSION))
+        return tuple(found[:SPANS_PER_ITEM])
 
     def item(self, item_id: UUID) -> MemoryItem:
         """The item, loaded once per run so every edit of it lands on the same aggregate."""
@@ -509,6 +528,7 @@ class _Edits:
                         valid_from=edit.valid_from,
                         consolidation_id=self.run_id,
                         reason=edit.reason,
+                        spans=self.spans(edit.title, edit.text, edit.keywords, evidence),
                     )
                 )
                 self.counts["added"] += 1
@@ -516,14 +536,17 @@ class _Edits:
             assert target is not None  # droppable_edits removed edits of unknown handles
             item = self.item(target.item_id)
             if edit.op == "revise":
+                title, text = edit.title or item.title, edit.text or item.text
+                keywords, kept = tuple(edit.keywords) or item.keywords, evidence or item.evidence
                 item.revise(
-                    title=edit.title or item.title,
-                    text=edit.text or item.text,
-                    keywords=tuple(edit.keywords) or item.keywords,
-                    evidence=evidence or item.evidence,
+                    title=title,
+                    text=text,
+                    keywords=keywords,
+                    evidence=kept,
                     valid_from=edit.valid_from,
                     consolidation_id=self.run_id,
                     reason=edit.reason,
+                    spans=self.spans(title, text, keywords, kept),
                 )
                 self.counts["revised"] += 1
             elif edit.op == "retire" and item.retire(edit.reason, self.run_id):

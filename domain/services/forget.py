@@ -19,6 +19,7 @@ from uuid import UUID
 from mnemolog.domain.application import MnemologApp
 from mnemolog.domain.evidence import sole_evidence_items
 from mnemolog.domain.memory_item import EditedBy, MemoryItem
+from mnemolog.domain.note import Note
 from mnemolog.domain.reads import ItemRow, MemoryReads
 from mnemolog.domain.services.unit_of_work import UnitOfWork
 from mnemolog.domain.session import Session
@@ -97,10 +98,17 @@ class LiftReport:
 
     tombstone_id: UUID
     lifted: bool  # False: it was already lifted
+    restored_sessions: tuple[UUID, ...] = ()
+    restored_notes: tuple[UUID, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
-        return {"tombstone": str(self.tombstone_id), "lifted": self.lifted}
+        return {
+            "tombstone": str(self.tombstone_id),
+            "lifted": self.lifted,
+            "restored_sessions": _ids(self.restored_sessions),
+            "restored_notes": _ids(self.restored_notes),
+        }
 
 
 def forget_value(uow: UnitOfWork, value: str, scope: str, reason: str = DEFAULT_REASON) -> ForgetReport:
@@ -118,7 +126,11 @@ def forget_value(uow: UnitOfWork, value: str, scope: str, reason: str = DEFAULT_
     matcher = TombstoneMatcher(key, [TombstoneRule(tombstone_id, digest, width, scope)])
     safe_reason = matcher.scrub(reason or DEFAULT_REASON, scope)[0]
     reads = uow.reads()
-    carriers = [i for i in reads.active_items() if matcher.withholds(i, i.scope)]
+    # An item carrying the value retires; so does one whose evidence quotes it (its support is cut out).
+    carriers = [
+        i for i in reads.active_items()
+        if matcher.withholds(i, i.scope) or any(matcher.contains(s.quote, i.scope) for s in i.spans)
+    ]
     app = uow.app
 
     def command() -> tuple[bool, tuple[UUID, ...]]:
@@ -235,7 +247,13 @@ def forget_item(uow: UnitOfWork, item_id: UUID, reason: str = ITEM_REASON) -> It
 
 
 def lift(uow: UnitOfWork, tombstone_id: UUID, reason: str) -> LiftReport:
-    """Lift a tombstone (as an event); items it retired stay retired. Raises ``NotFound``."""
+    """Lift a tombstone (as an event) and restore what it scrubbed; items it retired stay retired. Raises ``NotFound``.
+
+    The session texts and notes it cut are put back as the log last held them
+    (a ``Restored`` event each), cut again by the tombstones still in force.
+    Text that is not in the log uncut stays as it is: a session first read
+    while the tombstone was in force, or an erased one.
+    """
     app = uow.app
 
     def command() -> bool:
@@ -248,4 +266,33 @@ def lift(uow: UnitOfWork, tombstone_id: UUID, reason: str) -> LiftReport:
         return True
 
     lifted: bool = app.retrying(command)
-    return LiftReport(tombstone_id, lifted)
+    subjects = {
+        (e.where, e.subject)
+        for e in app.events.get(tombstone_id)
+        if isinstance(e, Tombstone.Suppressed) and e.where in ("extraction", "note")
+    }
+    matcher = uow.matcher()  # reads() waits for the lift: the matcher holds the tombstones still in force
+    sessions = tuple(UUID(s) for where, s in sorted(subjects) if where == "extraction" and _restore(app, UUID(s), matcher, tombstone_id))
+    notes = tuple(UUID(s) for where, s in sorted(subjects) if where == "note" and _restore(app, UUID(s), matcher, tombstone_id))
+    return LiftReport(tombstone_id, lifted, sessions, notes)
+
+
+def _restore(app: MnemologApp, aggregate_id: UUID, matcher: TombstoneMatcher, tombstone_id: UUID) -> bool:
+    """Restore one session's or note's texts a lifted tombstone cut; False when nothing came back."""
+
+    def command() -> bool:
+        aggregate = app.find(aggregate_id)
+        events = list(app.events.get(aggregate_id))
+        if isinstance(aggregate, Session):
+            done = aggregate.restore(Session.uncut_texts(events), matcher, tombstone_id)
+        elif isinstance(aggregate, Note):
+            recorded = next((e.text for e in reversed(events) if isinstance(e, (Note.Recorded, Note.Rerecorded))), aggregate.text)
+            done = aggregate.restore(recorded, matcher, tombstone_id)
+        else:
+            return False
+        if done:
+            app.save_all(aggregate)
+        return done
+
+    restored: bool = app.retrying(command)
+    return restored

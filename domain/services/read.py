@@ -16,6 +16,8 @@ from pathlib import PurePosixPath
 from typing import Any, Protocol
 from uuid import UUID
 
+from mnemolog.domain.evidence_spans import EvidenceSpan
+from mnemolog.domain.holes import has_hole
 from mnemolog.domain.plan import GLOBAL_SCOPE, ItemKindName
 from mnemolog.domain.reads import (
     CONTEXT_TOKEN_ENCODING,
@@ -273,10 +275,28 @@ class ShownItem:
     item: ItemRow
     evidence: tuple[EvidenceSession, ...]  # rollout summaries scrubbed for the reader
     evidence_elsewhere: int  # evidence from other projects (not described)
+    spans: tuple[EvidenceSpan, ...] = ()  # line-level evidence in the sessions described, quotes scrubbed for the reader
+
+    def span_dicts(self) -> list[dict[str, Any]]:
+        """The spans with the session they are in: its agent's own id, its file, the line and the quote."""
+        sessions = {e.session_id: e for e in self.evidence}
+        return [
+            {
+                "native_id": sessions[s.session_id].native_id,
+                "session_id": str(s.session_id),
+                "agent": sessions[s.session_id].source,
+                "path": sessions[s.session_id].path,
+                "line": s.line,
+                "quote": s.quote,
+            }
+            for s in self.spans
+            if s.session_id in sessions
+        ]
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
         return {
+            "spans": self.span_dicts(),
             **item_dict(self.item),
             "evidence": [
                 {
@@ -321,7 +341,13 @@ def show(reads: ItemReads, matcher: TombstoneMatcher, reference: str, project: s
         for session in reads.evidence_of(item.item_id)
         if session.scope == project
     )
-    return ShownItem(item, evidence, max(len(item.evidence) - len(evidence), 0))
+    described = {e.session_id for e in evidence}
+    spans = tuple(
+        span.model_copy(update={"quote": quote})
+        for span in item.spans
+        if span.session_id in described and not has_hole(quote := matcher.scrub(span.quote, project)[0])
+    )
+    return ShownItem(item, evidence, max(len(item.evidence) - len(evidence), 0), spans)
 
 
 # ------------------------------------------------------------------ memory files

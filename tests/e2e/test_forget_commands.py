@@ -62,7 +62,9 @@ def test_forget_then_read_the_story(tmp_path: Path) -> None:
     assert valid.code == 0 and [i["title"] for i in valid.json()["items"]] == ["CSV export"]
 
     lifted = run_cli("lift", tombstone, "--json", env=env)
-    assert lifted.code == 0 and lifted.json() == {"tombstone": tombstone, "lifted": True, "folder": None}
+    assert lifted.code == 0 and lifted.json() == {
+        "tombstone": tombstone, "lifted": True, "folder": None, "restored_sessions": [str(sc.source)], "restored_notes": [],
+    }
     assert run_cli("lift", "00000000-0000-0000-0000-000000000009", env=env).code == 5
     assert run_cli("explain", "00000000-0000-0000-0000-000000000009", env=env).code == 5
     assert run_cli("audit", "00000000-0000-0000-0000-000000000009", env=env).code == 5

@@ -110,3 +110,14 @@ def test_an_item_revised_away_from_the_value_keeps_its_current_text(store_factor
     assert current.is_active and current.text == "Deploy with the release script."
     row = next(i for i in store.reads().active_items() if i.item_id == UUID(str(item.id)))
     assert row.text == "Deploy with the release script." and row.task_group == "api"
+
+
+def test_lifting_an_erased_value_brings_nothing_back(store_factory: StoreFactory, tmp_path: Path, database_url: str | None) -> None:
+    from mnemolog.domain.services.forget import lift
+
+    store = store_factory()
+    start(store, tmp_path)
+    report = erase_value(store, SECRET, store.keys, store)
+    lifted = lift(store, report.tombstone_id, "changed my mind")
+    assert lifted.lifted and lifted.restored_sessions == ()
+    assert not holds_value(store_bytes(store, database_url))

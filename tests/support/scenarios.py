@@ -14,6 +14,7 @@ from mnemolog.domain.consolidation import (
     PhaseTwoLease,
     SelectedInput,
 )
+from mnemolog.domain.injection import Injection, ServedItem
 from mnemolog.domain.memory_item import EditedBy, MemoryItem, Trust
 from mnemolog.domain.note import Note
 from mnemolog.domain.session import Session, SessionFacts, SessionMode
@@ -83,6 +84,8 @@ def every_event(app: MnemologApp) -> dict[str, UUID]:
         redactions=0,
     )
     s1.scrub(_matcher_for("flaky retry"))  # Session.Scrubbed: a forgotten value cut out of the stored texts
+    uncut = {"first_user_message": "Fix the flaky retry test in api/client.py", "transcript": (), "extraction": None}
+    s1.restore(uncut, _matcher_for("nothing here"), UUID(int=1))  # Session.Restored: a lift put the text back
     s2 = Session(facts=facts("019a0000-0000-7000-8000-000000000002"), transcript=TRANSCRIPT)
     s2.change_mode(SessionMode.POLLUTED, "used external context: web search")
     s2.record_nothing("heuristic", "def")
@@ -154,6 +157,7 @@ def every_event(app: MnemologApp) -> dict[str, UUID]:
     gone.retire("all evidence is gone", run.id, by=EditedBy.CODE)
     note = Note(text="Prefer uv over pip, not poetry", intent="remember", scope="global", source="cli", written_at=now)
     note.scrub(_matcher_for("not poetry"))  # Note.Scrubbed
+    note.restore("Prefer uv over pip", _matcher_for("nothing here"), UUID(int=1))  # Note.Restored
     note.mark_applied(run.id)
     run.complete(
         added=3,
@@ -181,6 +185,10 @@ def every_event(app: MnemologApp) -> dict[str, UUID]:
     failed.fail("the plan broke 1 rule(s)", dropped)
     citation = Citation(item_ids=(item.id,), session_ids=(s1.id,), citing_session="019b", cited_at=now, source="cli", entries=("MEMORY.md:3-4|note=[used]",))
     tomb = Tombstone(digest="0" * 64, width=2, scope="global", reason="user asked")
+    served = Injection(
+        session="019b", project="git:example.com/acme/api", surface="hook", tokens=120, served_at=now,
+        items=(ServedItem(item_id=item.id, rank=1, trust="accepted", citations=0, updated_at=now, why="accepted; never cited"),),
+    )
     tomb.record_suppression("extraction", str(s1.id))
     tomb.lift("mistake")
     tomb.replace("asked again")
@@ -189,7 +197,7 @@ def every_event(app: MnemologApp) -> dict[str, UUID]:
     erased = _matcher_for("retry suite")  # an erase re-records what survives under new keys
     for survivor in (s1, item, run, note, citation):
         survivor.rerecord(erased)  # Session/MemoryItem/Consolidation/Note/Citation.Rerecorded
-    app.save_all(failed, citation, tomb, taken_back, s1, item, run, note)
+    app.save_all(failed, citation, tomb, taken_back, s1, item, run, note, served)
     return {"session": s1.id, "item": item.id, "run": run.id, "tombstone": tomb.id, "note": note.id}
 
 
@@ -198,7 +206,7 @@ def event_classes() -> set[type]:
     from mnemolog.domain.events import EventSourced
 
     found: set[type] = set()
-    for aggregate in (Session, MemoryItem, Consolidation, PhaseTwoLease, Citation, Tombstone, Note):
+    for aggregate in (Session, MemoryItem, Consolidation, PhaseTwoLease, Citation, Tombstone, Note, Injection):
         for name in dir(aggregate):
             candidate = getattr(aggregate, name)
             if (

@@ -176,7 +176,7 @@ def test_lifting_a_tombstone_is_an_event_and_retired_items_stay_retired(memory_s
 
     lifted = lift(store, placed.tombstone_id, "by mistake")
 
-    assert lifted.as_dict() == {"tombstone": str(placed.tombstone_id), "lifted": True}
+    assert lifted.as_dict() == {"tombstone": str(placed.tombstone_id), "lifted": True, "restored_sessions": [], "restored_notes": []}
     assert store.reads().tombstone_rules() == [] and store.reads().active_items() == []
     assert isinstance(events(store, carrier)[-1], MemoryItem.Retired)
     assert not lift(store, placed.tombstone_id, "twice").lifted
@@ -184,3 +184,28 @@ def test_lifting_a_tombstone_is_an_event_and_retired_items_stay_retired(memory_s
     assert not rearmed.already and isinstance(events(store, placed.tombstone_id)[-1], Tombstone.Replaced)
     with pytest.raises(NotFound):
         lift(store, UUID(int=7), "x")
+
+
+def test_lifting_restores_what_the_tombstone_cut_and_keeps_other_cuts(memory_store: Store) -> None:
+    store = memory_store
+    carrier = session(store, 1, API, f"Deployed with {SECRET} on staging; token hunter2 rotated.")
+    store.app.save_all(Note(text=f"Remember {SECRET} on Fridays", intent="remember", scope="global", source="cli", written_at=DAY))
+    other = forget_value(store, "hunter2", "global")
+    placed = forget_value(store, SECRET, "global")
+    texts = {t.session_id: " ".join(t.texts) for t in store.reads().session_texts()}
+    assert SECRET not in texts[carrier] and "hunter2" not in texts[carrier]
+
+    lifted = lift(store, placed.tombstone_id, "mistake")
+
+    assert lifted.lifted and lifted.restored_sessions == (carrier,) and len(lifted.restored_notes) == 1
+    reads = store.reads()
+    texts = {t.session_id: " ".join(t.texts) for t in reads.session_texts()}
+    assert f"Deployed with {SECRET} on staging" in texts[carrier]
+    assert "hunter2" not in texts[carrier] and "[forgotten]" in texts[carrier]  # the other tombstone still cuts
+    assert [n.text for n in reads.pending_notes()] == [f"Remember {SECRET} on Fridays"]
+    restored = events(store, carrier)[-1]
+    assert type(restored).__name__ == "Restored" and restored.tombstone_ids == (placed.tombstone_id,)
+    again = lift(store, placed.tombstone_id, "twice")
+    assert not again.lifted and again.restored_sessions == ()  # nothing more to put back
+    assert lift(store, other.tombstone_id, "also").restored_sessions == (carrier,)
+    assert "hunter2" in " ".join(t for s in store.reads().session_texts() for t in s.texts)

@@ -1,0 +1,92 @@
+"""Which line of a session file each transcript item came from (for line-level evidence).
+
+The readers turn records into items without saying which record; items come
+out in file order, so one pass over both finds each item's record: the first
+record at or after the previous item's whose strings hold a probe of the
+item's text (a short piece of its first line). A string that is itself JSON
+(Codex keeps shell outputs so) is looked into too. An item no record holds
+keeps no line.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from mnemolog.domain.transcript import Transcript
+
+PROBE_CHARS = 40
+LOOKAHEAD = 400  # records searched past the previous item's before giving up on one item
+
+
+def _strings(value: Any, depth: int = 0) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+        if depth < 2 and value[:1] in "{[":
+            try:
+                inner = json.loads(value)
+            except ValueError:
+                return
+            yield from _strings(inner, depth + 1)
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v, depth)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v, depth)
+
+
+def _first_line(piece: str) -> str | None:
+    for line in piece.split("\n"):
+        line = line.strip()
+        if len(line) >= 4 and "[REDACTED" not in line:
+            return line[:PROBE_CHARS]
+    return None
+
+
+def _probes(text: str) -> list[str]:
+    """Pieces of ``text`` its record holds verbatim, all of which must match.
+
+    Its first line; for a serialised tool input, the first lines of its first
+    values instead (a file path alone also appears in the reads of that file).
+    """
+    if text[:1] == "{":  # a tool call's input, serialised: the record holds its values, not this JSON
+        try:
+            leaves = list(_strings(json.loads(text)))
+        except ValueError:
+            leaves = []
+        found = [p for p in (_first_line(leaf) for leaf in leaves) if p][:3]
+        if found:
+            return found
+    first = _first_line(text)
+    return [first] if first else []
+
+
+def with_lines(transcript: Transcript, records: Sequence[dict[str, Any]], record_lines: Sequence[int]) -> Transcript:
+    """The transcript with each item's ``line`` set where a record holds its text."""
+    if not transcript.items or len(records) != len(record_lines):
+        return transcript
+    haystacks: dict[int, str] = {}
+
+    def haystack(index: int) -> str:
+        if index not in haystacks:
+            haystacks[index] = "\n".join(_strings(records[index]))
+        return haystacks[index]
+
+    items = []
+    at = 0
+    for item in transcript.items:
+        probes = _probes(item.text)
+        found = None
+        if probes:
+            for index in range(at, min(len(records), at + LOOKAHEAD)):
+                if all(probe in haystack(index) for probe in probes):
+                    found = index
+                    break
+        if found is None:
+            items.append(item)
+            continue
+        at = found
+        items.append(item.model_copy(update={"line": record_lines[found]}))
+    return transcript.model_copy(update={"items": tuple(items)})

@@ -1,0 +1,55 @@
+"""`mnemolog forget VALUE --erase` as a user runs it: dry run, confirmation, then no byte of the home folder holds the value."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mnemolog.adapters.bootstrap import open_store
+from mnemolog.adapters.settings import Settings
+from support.cli import run_cli
+from support.forgetting import SECRET, start
+from support.stores import FixedClock
+
+
+def home_bytes(home: Path) -> bytes:
+    return b"".join(p.read_bytes() for p in sorted(home.rglob("*")) if p.is_file())
+
+
+def test_erase_asks_first_then_leaves_the_value_nowhere(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    store = open_store(Settings(home=home), clock=FixedClock())
+    try:
+        item_id = str(start(store, tmp_path).value_items()[0])
+    finally:
+        store.close()
+    env = {"MNEMOLOG_HOME": str(home)}
+    assert run_cli("render", env=env).code == 0
+    assert b"falcon" in home_bytes(home)
+
+    assert run_cli("forget", SECRET, "--erase", "--project", "git:github.com/acme/api", env=env).code == 2
+    assert run_cli("forget", "--item", item_id, "--erase", env=env).code == 2
+
+    dry = run_cli("forget", SECRET, "--erase", "--dry-run", "--json", env=env)
+    assert dry.code == 0, dry.err
+    planned = dry.json()
+    assert planned["dry_run"] and planned["erased"]["session"] == 1 and planned["erased"]["item"] >= 1
+    assert planned["keys_destroyed"] == 0 and b"falcon" in home_bytes(home)  # nothing changed
+
+    refused = run_cli("forget", SECRET, "--erase", env=env, stdin="n\n")
+    assert refused.code == 1 and b"falcon" in home_bytes(home)
+
+    done = run_cli("forget", SECRET, "--erase", env=env, stdin="y\n")
+    assert done.code == 0, done.err
+    assert "erased:" in done.out and "old key(s) destroyed" in done.out
+    assert "falcon" not in (done.out + done.err).lower()
+    assert b"falcon" not in home_bytes(home).lower()
+
+    story = run_cli("explain", item_id, "--project", "git:github.com/acme/api", env=env)
+    assert story.code == 0 and "[erased]" in story.out and "falcon" not in story.out.lower()
+    audit = run_cli("audit", env=env)
+    assert audit.code == 0 and "[erased]" in audit.out and "falcon" not in audit.out.lower()
+    rebuilt = run_cli("rebuild", env=env)
+    assert rebuilt.code == 0, rebuilt.err
+    found = run_cli("search", "CSV", "--project", "git:github.com/acme/api", "--json", env=env)
+    assert found.code == 0 and found.json()["hits"], "what did not carry the value survives the erase"
+    assert b"falcon" not in home_bytes(home).lower()

@@ -1,0 +1,72 @@
+"""Evidence spans: the lines of a session that support an item, quoted verbatim; the file line of each transcript item."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given
+from hypothesis import strategies as st
+from mnemolog.adapters.transcript_lines import with_lines
+from mnemolog.domain.evidence_spans import QUOTE_WORDS, locate_spans
+from mnemolog.domain.tombstone_matcher import FORGOTTEN_MARK
+from mnemolog.domain.transcript import ItemKind, SessionMeta, Transcript, TranscriptItem
+
+from .builders import FAST, uid
+
+S = uid("session")
+
+
+def items(*texts: tuple[ItemKind, str]) -> tuple[TranscriptItem, ...]:
+    return tuple(TranscriptItem(kind=kind, text=text, line=n + 10) for n, (kind, text) in enumerate(texts))
+
+
+def test_the_best_supporting_lines_are_quoted_verbatim_with_their_file_lines() -> None:
+    transcript = items(
+        (ItemKind.ASSISTANT, "Done."),
+        (ItemKind.USER, "Please always run make test-fast before you push.\nThanks!"),
+        (ItemKind.TOOL_CALL, json.dumps({"command": ["bash", "-lc", "make test-fast"]})),
+        (ItemKind.TOOL_OUTPUT, "12 passed in 0.3s"),
+    )
+    spans = locate_spans("Run `make test-fast` before pushing", S, transcript)
+    assert [(s.item, s.line) for s in spans] == [(1, 11), (2, 12)]
+    assert spans[0].quote == "make test-fast before" and spans[0].session_id == S
+    assert spans[1].quote == "make test-fast"  # a tool call is quoted by its values, as the file holds them
+
+
+def test_cut_and_redacted_lines_are_never_quoted_and_weak_matches_are_not_evidence() -> None:
+    transcript = items(
+        (ItemKind.USER, f"Deploy with {FORGOTTEN_MARK} on staging"),
+        (ItemKind.USER, "The token is [REDACTED_SECRET] for staging deploys"),
+        (ItemKind.USER, "staging is slow today"),
+    )
+    assert locate_spans("Deploy to staging with the token", S, transcript) == ()
+    assert locate_spans("", S, transcript) == ()
+
+
+@FAST
+@given(st.lists(st.text(alphabet="abc make test deploy\n", max_size=60), min_size=1, max_size=6), st.text(alphabet="abc make test deploy ", max_size=40))
+def test_every_quote_is_a_piece_of_its_line(texts: list[str], wanted: str) -> None:
+    transcript = items(*((ItemKind.USER, t) for t in texts))
+    for span in locate_spans(wanted, S, transcript, limit=5):
+        assert span.quote and any(span.quote in line for line in transcript[span.item].text.split("\n"))
+        assert len(span.quote.split()) <= QUOTE_WORDS
+
+
+def test_each_item_gets_the_file_line_of_the_record_it_came_from() -> None:
+    records = [
+        {"type": "session_meta", "payload": {"id": "t"}},
+        {"type": "response_item", "payload": {"type": "message", "content": [{"text": "Run the tests"}]}},
+        {"type": "response_item", "payload": {"type": "function_call", "arguments": json.dumps({"command": "make test"})}},
+        {"type": "response_item", "payload": {"type": "function_call_output", "output": json.dumps({"output": "12 passed\nok"})}},
+    ]
+    transcript = Transcript(
+        meta=SessionMeta(source="codex", native_id="t", path="/p"),
+        items=(
+            TranscriptItem(kind=ItemKind.USER, text="Run the tests"),
+            TranscriptItem(kind=ItemKind.TOOL_CALL, text=json.dumps({"command": "make test"})),
+            TranscriptItem(kind=ItemKind.TOOL_OUTPUT, text="12 passed\nok"),
+            TranscriptItem(kind=ItemKind.ASSISTANT, text="nothing in the file says this"),
+        ),
+    )
+    placed = with_lines(transcript, records, [1, 3, 4, 6])  # blank lines in the file shift the numbers
+    assert [i.line for i in placed.items] == [3, 4, 6, None]
