@@ -133,7 +133,7 @@ def test_accept_and_reject_show_at_once_on_the_page_in_context_and_in_the_folder
 
 
 def test_an_edit_shows_on_the_item_page_with_its_before_and_after_in_context_and_in_the_folder(site: Served, page: Any) -> None:
-    target = item_with(site.memory(), "`cargo test 2>&1` passed")
+    target = item_with(site.memory(), "`cargo test` passed")
     before = site.cli("explain", target, "--json").json()["now"]["text"]
     new_text = "Build with make release; the npm build script is deprecated."
     page.goto(site.url + f"items/{target[:8]}")
