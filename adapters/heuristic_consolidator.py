@@ -496,11 +496,11 @@ def _fact_keywords(text: str, task_keywords: tuple[str, ...], title: str = "") -
         own.extend(words[:2])
     own.extend(re.findall(r"\b([A-Z][A-Za-z]+(?:Error|Exception))\b", text))
     mentioned = [k for k in task_keywords if k.lower() in text.lower()]
-    purpose = [w for w in re.findall(r"[A-Za-z][\w-]{2,}", title) if w.lower() not in _STOPWORDS and w.lower() not in _VAGUE]
+    # What the session was for, kept whole: split into words, a value forgotten later could survive
+    # as fragments that no tombstone matches.
+    purpose = [" ".join(title.split())] if title.strip() else []
     return tuple(dict.fromkeys([*own, *mentioned, *purpose]))[:12]
 
-
-_VAGUE = frozenset({"fix", "please", "can", "now", "again", "after", "get", "make", "let", "want", "need", "all"})
 
 
 def _replaced(
