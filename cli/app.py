@@ -48,7 +48,7 @@ COMMANDS: dict[str, Entry] = {
     "lift": Entry("forget_commands", "Undo a tombstone (as an event) and restore the session texts and notes it scrubbed. Retired items stay retired."),
     "prune": Entry("forget_commands", "The retention sweep: prune stale, unselected extractions; retire items left without evidence."),
     "reset": Entry("forget_commands", "Withdraw all memory, as events (the log and its history stay)."),
-    "explain": Entry("history_commands", "The story of one memory, read only from the log (scoped like show: this project's and global items)."),
+    "explain": Entry("history_commands", "The story of one memory, read only from the log."),
     "audit": Entry("history_commands", "What one consolidation changed, edit by edit, and what code overrode or rejected."),
     "history": Entry("history_commands", "Memory at a past moment, rebuilt from the log; or what one session was served (--session)."),
     "context": Entry("read_commands", "What an agent receives when a session starts: how to use memory, and the memory of this project and the user."),

@@ -140,11 +140,12 @@ def _print_audit(report: dict[str, Any]) -> None:
         console.print(f"  error: {report['error']}", highlight=False, markup=False)
     inputs = report["inputs"]
     console.print(f"  inputs: {len(inputs['selected'])} selected; +{len(inputs['added'])} ~{len(inputs['changed'])} -{len(inputs['removed'])}")
+    ids = report.get("agent_ids", {})  # users see the agent's own session ids; the internal ones are in --json
     for name in ("added", "changed", "removed"):
         for session in inputs[name]:
-            console.print(f"    {name} {session}", highlight=False, markup=False)
+            console.print(f"    {name} {ids.get(session, session)}", highlight=False, markup=False)
     for edit in report["edits"]:
-        console.print(f"  {edit['op']} item {edit['item']} by {edit['by']}: {edit['reason']}", highlight=False, markup=False)
+        console.print(f"  {edit['op']} item {edit['item']} by {edit['by']}: {_with_agent_ids(edit['reason'], ids)}", highlight=False, markup=False)
         if edit["before"]:
             console.print(f"      before: {edit['before']['text']}", highlight=False, markup=False)
         if edit["after"]:

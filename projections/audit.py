@@ -86,6 +86,7 @@ def audit_run(app: MnemologApp, run_id: UUID, matcher: TombstoneMatcher, project
     """
     run_events: list[Any] = []
     session_scopes: dict[UUID, str] = {}
+    native_ids: dict[UUID, str] = {}  # the agent's own id of each session (what users see)
     hidden_edits = 0
     items: dict[UUID, dict[str, Any]] = {}  # item state as the log stood before each edit
     edits: list[dict[str, Any]] = []
@@ -95,6 +96,7 @@ def audit_run(app: MnemologApp, run_id: UUID, matcher: TombstoneMatcher, project
             continue
         if isinstance(e, Session.Recorded | Session.Updated):
             session_scopes[e.originator_id] = e.facts.scope
+            native_ids[e.originator_id] = e.facts.native_id
             continue
         if not isinstance(e, MemoryItem.Event):
             continue
@@ -176,6 +178,11 @@ def audit_run(app: MnemologApp, run_id: UUID, matcher: TombstoneMatcher, project
             "removed": [str(s) for s in started.diff.removed if ours(s)],
         },
         "project": project,
+        "agent_ids": {  # the inputs by the agent's own id (the text output shows only these)
+            str(s): native_ids[s]
+            for s in sorted({i.session_id for i in selected} | set(started.diff.added) | set(started.diff.changed) | set(started.diff.removed), key=str)
+            if ours(s) and s in native_ids
+        },
         "hidden": {"edits": hidden_edits, "inputs": len(started.selection) - len(selected)},
         "edits": edits,
         "code_retired": [o for o in overrides if o["action"] == "retired"],

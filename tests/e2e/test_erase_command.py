@@ -6,8 +6,10 @@ from pathlib import Path
 
 from mnemolog.adapters.bootstrap import open_store
 from mnemolog.adapters.settings import Settings
+from mnemolog.domain.session import session_id_for
 from support.cli import run_cli
 from support.forgetting import SECRET, start
+from support.sessions import thread_id
 from support.stores import FixedClock
 
 
@@ -48,6 +50,9 @@ def test_erase_asks_first_then_leaves_the_value_nowhere(tmp_path: Path) -> None:
     assert story.code == 0 and "[erased]" in story.out and "falcon" not in story.out.lower()
     audit = run_cli("audit", env=env)
     assert audit.code == 0 and "[erased]" in audit.out and "falcon" not in audit.out.lower()
+    # One session id for users: the agent's own; the internal one only in --json.
+    assert thread_id(1) in audit.out and str(session_id_for("codex", thread_id(1))) not in audit.out
+    assert str(session_id_for("codex", thread_id(1))) in run_cli("audit", "--json", env=env).out
     rebuilt = run_cli("rebuild", env=env)
     assert rebuilt.code == 0, rebuilt.err
     found = run_cli("search", "CSV", "--project", "git:github.com/acme/api", "--json", env=env)
