@@ -138,7 +138,8 @@ def test_the_language_model_path_is_measured_the_same_way(tmp_path: Path, fake_o
         add(ItemKindName.KNOWLEDGE, "Start the dev server with `pnpm dev`."),
         Edit(op="invalidate", target="I1", kind=ItemKindName.KNOWLEDGE, reason="`make serve` is gone"),
     ))
-    env = {"OPENAI_BASE_URL": fake_openai.base_url, "OPENAI_API_KEY": "sk-test-not-a-real-key-000000"}
+    # The scripted plans are in the full schema (a loopback server would otherwise get the compact one).
+    env = {"OPENAI_BASE_URL": fake_openai.base_url, "OPENAI_API_KEY": "sk-test-not-a-real-key-000000", "MNEMOLOG_MODEL_SCHEMA": "full"}
     result = run_cli("eval", str(example), "--model", "scripted-model", "--json", env=env)
     report = result.json()
     assert result.code == 0, report
