@@ -84,7 +84,10 @@ class Store:
         return TombstoneMatcher(self.tombstone_key(), self.reads().tombstone_rules())
 
     def rebuild(self) -> int:
-        """Drop the views and replay the whole log."""
+        """Drop the views and replay the whole log (once: views rebuilt as the store opened are not rebuilt again)."""
+        done, self.view.replayed_on_open = self.view.replayed_on_open, None
+        if done is not None and done[1] == self.app.max_notification_id():  # nothing appended since
+            return done[0]
         return rebuild(self.app, self.view)
 
     def follow(self, timeout: float | None = None, interval: float = 1.0, stop: threading.Event | None = None) -> None:

@@ -35,6 +35,7 @@ class MemoryView(Protocol):
 
     dialect: str
     count_tokens: Callable[[str], int] | None
+    replayed_on_open: tuple[int, int] | None
 
     def apply(self, batch: Sequence[tuple[Any, Tracking]]) -> None:
         """Apply events and record the last position, in one transaction."""
@@ -70,6 +71,7 @@ class ViewMixin:
     datastore: Any
     # Counts context lines as items are projected (bootstrap gives the o200k counter; None: not counted).
     count_tokens: Callable[[str], int] | None = None
+    replayed_on_open: tuple[int, int] | None = None  # (events replayed, position) when open_views rebuilt
 
     def apply(self, batch: Sequence[tuple[Any, Tracking]]) -> None:
         if not batch:
@@ -202,5 +204,5 @@ def open_views(app: MnemologApp, view: MemoryView) -> MemoryView:
     column added), replaying the log is the migration.
     """
     if view.built_version() != schema_version():
-        rebuild(app, view)
+        view.replayed_on_open = (rebuild(app, view), view.position(app.name))
     return view
