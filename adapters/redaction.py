@@ -353,6 +353,18 @@ class _Text:
         return any(literal in haystack for literal in literals)
 
 
+def _without_quote_escapes(text: str) -> tuple[str, list[int]]:
+    """``text`` with the backslash of each ``\\"`` left out, and where each kept character was."""
+    kept: list[str] = []
+    where: list[int] = []
+    for index, char in enumerate(text):
+        if char == "\\" and text.startswith('"', index + 1):
+            continue  # the quote after it is kept
+        kept.append(char)
+        where.append(index)
+    return "".join(kept), where
+
+
 def _find_spans(text: str) -> list[Span]:
     spans: list[Span] = []
     probe = _Text(text)
@@ -385,8 +397,15 @@ def _find_spans(text: str) -> list[Span]:
                     spans.append((start + span[0], start + span[1]))
     for match in _ASSIGNMENT.finditer(text) if probe.may_match(_ASSIGNMENT) else ():
         name, value = match.group(1), match.group(2)
-        if not _ID_NAME.search(name) and _looks_random(name, value):
+        if _ID_NAME.search(name):
+            continue
+        if _looks_random(name, value):
             spans.append(match.span(2))
+        elif "/" in value and not value.startswith("/"):
+            # KEY=<secret>/rest in a path (a folder named after an assignment): the segment is the value.
+            segment = value.split("/", 1)[0]
+            if len(segment) >= 20 and _looks_random(name, segment):
+                spans.append((match.start(2), match.start(2) + len(segment)))
     return spans
 
 
@@ -409,7 +428,13 @@ def redact(text: str) -> tuple[str, int]:
     """
     if not text:
         return text, 0
-    spans = _merge(_find_spans(text))
+    spans = _find_spans(text)
+    if '\\"' in text:
+        # JSON inside a JSON string (a tool's arguments): its quotes arrive escaped (\"). Look
+        # again with those backslashes left out, and map what is found back onto the text.
+        plain, where = _without_quote_escapes(text)
+        spans += [(where[start], where[end - 1] + 1) for start, end in _find_spans(plain) if end > start]
+    spans = _merge(spans)
     spans = [span for span in spans if text[span[0] : span[1]] != REDACTED]
     if not spans:
         return text, 0

@@ -97,3 +97,20 @@ def test_a_large_real_rollout_keeps_its_ordinary_content() -> None:
     # Ordinary content survives: commands, paths and the commit in the text.
     assert [item.tool for item in clean.items] == [item.tool for item in transcript.items]
     assert any("codemie-code" in item.text for item in clean.items)
+
+
+def test_an_assignment_used_as_a_folder_name_loses_its_value_not_the_path() -> None:
+    key = "9f8e7d6c5b4a39281706f5e4d3c2b1a0c4d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5"
+    text, found = redact(f"cd /home/dev/WEBHOOK_SIGNING_KEY={key}/app")
+    assert key not in text and found == 1
+    assert text == f"cd /home/dev/WEBHOOK_SIGNING_KEY={REDACTED}/app"
+
+
+def test_json_inside_a_json_string_is_redacted_too() -> None:
+    import json
+
+    secret = "Q~8xZ.k2Lm_9Np4Rt7Vw1Yb3Dc6Fh0Jj5"
+    arguments = json.dumps({"cmd": json.dumps({"client_id": "web-app", "client_secret": secret})})
+    text, found = redact(arguments)
+    assert secret not in text and found >= 1
+    assert '\\"client_id\\": \\"web-app\\"' in text  # the rest of the escaped JSON stays as it was
