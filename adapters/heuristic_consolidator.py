@@ -536,19 +536,8 @@ def _invalidation(item: ItemForModel, replaced: _Replacement) -> Edit:
     """End an item's valid time at the session that replaced its command, saying why."""
     when = replaced.at.date().isoformat() if replaced.at else "a later session"
     instead = f"; `{replaced.new}` is used instead" if replaced.new else ""
-    return Edit(
-        op="invalidate",
-        target=item.handle,
-        kind=_kind(item.kind),
-        scope=item.scope,
-        task_group=item.task_group,
-        title=item.title,
-        text=item.text,
-        keywords=tuple(item.keywords),
-        evidence=(replaced.session_id,),
-        valid_from=replaced.at,
-        reason=f"superseded on {when} by session {replaced.session_id}: `{replaced.old}` {replaced.how}{instead}",
-    )
+    reason = f"superseded on {when} by session {replaced.session_id}: `{replaced.old}` {replaced.how}{instead}"
+    return _from_item(item, "invalidate", (replaced.session_id,), reason).model_copy(update={"valid_from": replaced.at})
 
 
 _NOTE_LEAD = re.compile(r"^\s*(?:remember|correction|correct|note)\b\s*[:,.-]?\s*", re.IGNORECASE)

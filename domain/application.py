@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent
-from eventsourcing.persistence import IntegrityError, Mapper, Transcoder
+from eventsourcing.persistence import IntegrityError, Mapper, Notification, Transcoder
 from mnemolog.domain.events import EventSourced, PydanticMapper
 from mnemolog.domain.ports import DataKeys
 from mnemolog.domain.topics import register_legacy_topics
@@ -85,6 +85,16 @@ class MnemologApp(Application[UUID]):
             except IntegrityError:
                 continue
         raise ConflictPersisted(f"gave up after {attempts} conflicting attempts")
+
+    def notifications(self, batch: int = 500) -> Iterator[Notification]:
+        """Every stored event of the log, oldest first, read ``batch`` at a time."""
+        start = 1
+        while True:
+            page = self.recorder.select_notifications(start=start, limit=batch)
+            if not page:
+                return
+            yield from page
+            start = page[-1].id + 1
 
     def max_notification_id(self) -> int:
         """The position of the newest event in the log (0 when empty)."""

@@ -15,14 +15,8 @@ def log_events(app: MnemologApp, until: datetime | None = None, batch: int = 500
     Events are filtered by their recorded time (transaction time), not cut at the
     first later one: concurrent writers may commit slightly out of time order.
     """
-    start = 1
-    while True:
-        notifications = app.recorder.select_notifications(start=start, limit=batch)
-        if not notifications:
-            return
-        for n in notifications:
-            event: Any = app.mapper.to_domain_event(n)
-            if until is not None and event.timestamp > until:
-                continue
-            yield n.id, event
-        start = notifications[-1].id + 1
+    for n in app.notifications(batch):
+        event: Any = app.mapper.to_domain_event(n)
+        if until is not None and event.timestamp > until:
+            continue
+        yield n.id, event

@@ -87,15 +87,9 @@ def _kind(event: Any) -> str:
     return type(event).__qualname__.split(".")[0].lower().replace("memoryitem", "item")
 
 
-def _log(app: MnemologApp, batch: int = 500) -> Iterator[tuple[bytes, Any]]:
-    start = 1
-    while True:
-        notifications = app.recorder.select_notifications(start=start, limit=batch)
-        if not notifications:
-            return
-        for n in notifications:
-            yield bytes(n.state), app.mapper.to_domain_event(n)
-        start = notifications[-1].id + 1
+def _log(app: MnemologApp) -> Iterator[tuple[bytes, Any]]:
+    for n in app.notifications():
+        yield bytes(n.state), app.mapper.to_domain_event(n)
 
 
 def find_carriers(app: MnemologApp, matcher: TombstoneMatcher) -> Carriers:
