@@ -56,15 +56,11 @@ def context_for(
     session: str | None = None,
     surface: str = "context",
 ) -> read.Context:
-    """What a session in ``project`` receives at start, within ``budget`` tokens (default: the context_tokens setting).
+    """What a session in ``project`` receives at start (as ``context_preview`` reads it), recorded as served.
 
-    With ``agent`` (a SessionStart hook), the instructions are the short ones written for that agent.
-    Recorded in the injection log as served to ``session`` through ``surface``.
+    The injection log records it as served to ``session`` through ``surface``.
     """
-    limit = store.settings.context_tokens if budget is None else budget
-    if agent is not None:
-        limit -= HOOK_MARK_TOKENS  # the hook wraps the text in served-memory tags, within the budget
-    text = instructions(project) if agent is None else hook_instructions(project, agent)
+    text, limit = _head_and_budget(store, project, budget, agent)
     return injections.served_context(store, tokenizer(store), text, project, limit, session=session, surface=surface)
 
 
@@ -73,10 +69,19 @@ def memory_folder(store: Store, project: str) -> dict[str, str]:
     return folder_files(store.reads(), store.matcher(), count_tokens, project)
 
 
-def context_preview(store: Store, project: str, budget: int | None = None) -> read.Context:
-    """The context a session in ``project`` would receive now, read without serving it to anyone.
+def context_preview(store: Store, project: str, budget: int | None = None, agent: str | None = None) -> read.Context:
+    """What a session in ``project`` would receive now, within ``budget`` tokens (default: the context_tokens setting).
 
-    The web page shows it; nothing was given to an agent, so nothing is recorded as served.
+    With ``agent`` (a SessionStart hook), the instructions are the short ones written for that agent.
+    Nothing is recorded: the web page shows it to a person, not to an agent.
     """
+    text, limit = _head_and_budget(store, project, budget, agent)
+    return read.context(store.reads(), store.matcher(), tokenizer(store), text, project, limit)
+
+
+def _head_and_budget(store: Store, project: str, budget: int | None, agent: str | None) -> tuple[str, int]:
+    """The instructions a context starts with and the token budget left for it (the hook's tags aside)."""
     limit = store.settings.context_tokens if budget is None else budget
-    return read.context(store.reads(), store.matcher(), tokenizer(store), instructions(project), project, limit)
+    if agent is not None:
+        limit -= HOOK_MARK_TOKENS  # the hook wraps the text in served-memory tags, within the budget
+    return (instructions(project) if agent is None else hook_instructions(project, agent)), limit

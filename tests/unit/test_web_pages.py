@@ -25,10 +25,6 @@ def store(tmp_path: Path) -> Iterator[Store]:
     opened.close()
 
 
-def events(store: Store) -> int:
-    return store.app.recorder.max_notification_id() or 0
-
-
 def post(client, access, path: str, **form: str):
     return client.post(path, data={**form, "csrf_token": access.csrf})
 
@@ -51,9 +47,9 @@ def test_the_next_session_page_shows_exactly_what_context_prints(store: Store) -
     save(store, item(API, "Run make lint before pushing."), item(WEB, "Use pnpm."), item("global", "Answer in English."))
     client, _ = web_client(store)
 
-    before = events(store)
+    before = store.app.max_notification_id()
     html = client.get("/context", params={"project": API}).text
-    assert events(store) == before  # a preview: nothing was served to an agent, nothing is recorded
+    assert store.app.max_notification_id() == before  # a preview: nothing was served to an agent, nothing is recorded
     expected = context_preview(store, API)
 
     assert text_of(html).count(f"{expected.tokens} tokens of a {expected.budget}-token budget") == 1
@@ -100,7 +96,7 @@ def test_the_review_queue_puts_proposed_items_first(store: Store) -> None:
 def test_accept_reject_and_doubt_are_events_the_context_follows_at_once(store: Store) -> None:
     first, second = save(store, item(API, "Run make lint before pushing."), item(API, "Deploys use Jenkins."))
     client, access = web_client(store)
-    before = events(store)
+    before = store.app.max_notification_id()
 
     accepted = post(client, access, f"/items/{second}/review", verdict="accepted", back="/review")
     assert accepted.url.path == "/review" and notice(accepted.text) == f"item {second[:8]} is now accepted"
@@ -114,10 +110,10 @@ def test_accept_reject_and_doubt_are_events_the_context_follows_at_once(store: S
 
     again = post(client, access, f"/items/{second[:8]}/review", verdict="accepted")  # a prefix names it
     assert notice(again.text) == f"item {second[:8]} is already accepted"
-    assert events(store) == before + 2
+    assert store.app.max_notification_id() == before + 2
 
     bad = post(client, access, f"/items/{second}/review", verdict="loved")
-    assert "unknown verdict" in notice(bad.text) and events(store) == before + 2
+    assert "unknown verdict" in notice(bad.text) and store.app.max_notification_id() == before + 2
 
 
 def test_edit_pin_and_scope_change_show_on_the_item_page_and_in_context(store: Store) -> None:
@@ -163,10 +159,10 @@ def test_a_write_can_only_return_to_a_page_of_this_site(store: Store) -> None:
 def test_a_short_value_is_previewed_with_a_warning(store: Store) -> None:
     save(store, item(API, "Run make lint before pushing."), item(API, "Use a venv."))
     client, access = web_client(store)
-    before = events(store)
+    before = store.app.max_notification_id()
     preview = post(client, access, "/forget/preview", what="value", target="a", scope="global")
     assert 'id="forget-short"' in preview.text and "shorter than 3 characters" in text_of(preview.text)
-    assert events(store) == before
+    assert store.app.max_notification_id() == before
     longer = post(client, access, "/forget/preview", what="value", target="make lint", scope="global")
     assert 'id="forget-short"' not in longer.text and "1 item(s) would retire" in text_of(longer.text)
 

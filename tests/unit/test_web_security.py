@@ -24,10 +24,6 @@ def store(tmp_path: Path) -> Iterator[Store]:
     opened.close()
 
 
-def events(store: Store) -> int:
-    return store.app.recorder.max_notification_id() or 0
-
-
 @pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.2", "localhost", "::1", "[::1]"])
 def test_loopback_addresses_need_no_token(host: str) -> None:
     assert is_loopback(host)
@@ -54,18 +50,18 @@ def test_serve_refuses_a_non_loopback_bind_without_the_token(tmp_path: Path) -> 
 def test_a_post_without_the_csrf_token_is_refused_and_writes_nothing(store: Store) -> None:
     (first,) = save(store, item(API, "Run make lint before pushing."))
     client, access = web_client(store)
-    before = events(store)
+    before = store.app.max_notification_id()
 
     for form in ({"verdict": "accepted"}, {"verdict": "accepted", "csrf_token": "forged"}, {"verdict": "accepted", "csrf_token": ""}):
         refused = client.post(f"/items/{first}/review", data=form)
         assert refused.status_code == 403 and "CSRF" in refused.text
     assert client.post("/forget", data={"what": "value", "target": "make lint", "scope": "global"}).status_code == 403
     assert client.post(f"/items/{first}/review", content=b'{"verdict": "accepted"}', headers={"content-type": "application/json"}).status_code == 403
-    assert events(store) == before
+    assert store.app.max_notification_id() == before
 
     done = client.post(f"/items/{first}/review", data={"verdict": "accepted", "csrf_token": access.csrf})
     assert done.status_code == 200 and f"item {first[:8]} is now accepted" in done.text
-    assert events(store) == before + 1
+    assert store.app.max_notification_id() == before + 1
 
 
 def test_the_csrf_token_is_in_every_form_of_the_page(store: Store) -> None:
