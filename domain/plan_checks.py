@@ -26,6 +26,7 @@ from mnemolog.domain.consolidation import Override
 from mnemolog.domain.holes import has_hole
 from mnemolog.domain.plan import GLOBAL_SCOPE, ConsolidationPlan, Edit, ItemKindName
 from mnemolog.domain.reads import ItemRow
+from mnemolog.domain.skill import Skill, skill_problem, skill_texts
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher
 
 
@@ -161,10 +162,12 @@ def screen_plan(
     applicable, dropped = _applicable(plan, handles)
     kept: list[Edit] = []
     refusals: list[Override] = []
+    names = _SkillNames(handles)
     for index, edit in applicable:
         target = handles.get(edit.target or "") if edit.op != "add" else None
-        found = _edit_problem(edit, target, selected_scopes, note_scopes, matcher)
+        found = _edit_problem(edit, target, selected_scopes, note_scopes, matcher) or names.problem(edit, target)
         if found is None:
+            names.claim(edit, target)
             kept.append(edit)
             continue
         item_id = target.item_id if target is not None else None
@@ -172,6 +175,48 @@ def screen_plan(
         (dropped if found[0] == "drop" else refusals).append(override)
     dropped.sort(key=lambda o: _position(o.edit))
     return ScreenedPlan(plan.model_copy(update={"edits": tuple(kept)}), tuple(dropped), tuple(refusals))
+
+
+class _SkillNames:
+    """The skill names each scope holds, so a plan cannot give two active skills of one scope the same folder."""
+
+    def __init__(self, handles: Mapping[str, ItemRow]) -> None:
+        self.taken: dict[tuple[str, str], str] = {}  # (scope, name) -> the handle holding it ("" for a new one)
+        for handle, item in handles.items():
+            if item.kind == ItemKindName.SKILL and item.skill is not None and item.status == "active":
+                self.taken[(item.scope, item.skill.name)] = handle
+
+    @staticmethod
+    def _skill_of(edit: Edit, target: ItemRow | None) -> tuple[bool, Skill | None, str]:
+        """Whether the edit makes or changes a skill, the skill it leaves, and its scope."""
+        if edit.op == "add":
+            return edit.kind == ItemKindName.SKILL, edit.skill, edit.scope
+        if edit.op == "revise" and target is not None and target.kind == ItemKindName.SKILL:
+            return True, edit.skill or target.skill, target.scope
+        return False, None, edit.scope
+
+    def problem(self, edit: Edit, target: ItemRow | None) -> tuple[Severity, str] | None:
+        """Why a skill edit cannot apply: no valid skill (a name, two steps), or a name its scope already uses."""
+        is_skill, skill, scope = self._skill_of(edit, target)
+        if not is_skill:
+            return None
+        found = skill_problem(skill)
+        if found is not None:
+            return "drop", found
+        assert skill is not None
+        holder = self.taken.get((scope, skill.name))
+        if holder is not None and (edit.op == "add" or holder != edit.target):
+            return "drop", f"the skill name {skill.name!r} is already used in scope {scope}"
+        return None
+
+    def claim(self, edit: Edit, target: ItemRow | None) -> None:
+        """Record the name an applied skill edit holds from now on."""
+        is_skill, skill, scope = self._skill_of(edit, target)
+        if not is_skill or skill is None:
+            return
+        if target is not None and target.skill is not None and target.skill.name != skill.name:
+            self.taken.pop((scope, target.skill.name), None)
+        self.taken[(scope, skill.name)] = edit.target or "+"  # "+": added by this plan
 
 
 def _position(description: str) -> int:
@@ -214,7 +259,8 @@ def _applicable(plan: ConsolidationPlan, handles: Mapping[str, ItemRow]) -> tupl
 
 
 def _holed(item: ItemRow | Edit) -> bool:
-    return any(has_hole(text) for text in (item.title, item.text, item.task_group, *item.keywords))
+    texts = (item.title, item.text, item.task_group, *item.keywords, *skill_texts(item.skill))
+    return any(has_hole(text) for text in texts)
 
 
 def holed_edits(plan: ConsolidationPlan, handles: Mapping[str, ItemRow]) -> tuple[ConsolidationPlan, list[Override]]:
