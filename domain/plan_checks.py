@@ -5,7 +5,9 @@ unknown handle, edits an item twice, cites no evidence or cites sessions that
 were not selected is dropped with its reason while the rest of the plan still
 applies. What must never pass refuses the whole plan: a tombstoned value, or a
 scope violation (evidence of another project, a note of another scope, a global
-item without cross-project evidence). Separately, code retires items the model
+item without cross-project evidence). A skill edit is checked like any other,
+and is dropped when it brings no valid skill (a name that is a folder-safe slug,
+at least two steps) or a name another active skill of its scope already has. Separately, code retires items the model
 kept although all their evidence is gone, or that carry a forgotten value.
 
 Evidence is sessions and notes: a plan may cite a selected session, or a
@@ -158,7 +160,13 @@ def screen_plan(
     note_scopes: Mapping[UUID, str],
     matcher: TombstoneMatcher,
 ) -> ScreenedPlan:
-    """Check every edit on its own: drop what cannot apply, refuse the plan for what must never pass."""
+    """Check every edit on its own: drop what cannot apply, refuse the plan for what must never pass.
+
+    Skill edits (an add of kind ``skill``, a revise of a skill) also need a
+    valid skill (``domain.skill.skill_problem``: a slug name, two steps or
+    more) whose name no other active skill of the scope, and no earlier edit
+    of this plan, holds; a revise keeps its skill's name.
+    """
     applicable, dropped = _applicable(plan, handles)
     kept: list[Edit] = []
     refusals: list[Override] = []
@@ -192,6 +200,8 @@ class _SkillNames:
         if edit.op == "add":
             return edit.kind == ItemKindName.SKILL, edit.skill, edit.scope
         if edit.op == "revise" and target is not None and target.kind == ItemKindName.SKILL:
+            if edit.skill is not None and target.skill is not None:  # a revise keeps the skill's name
+                return True, edit.skill.model_copy(update={"name": target.skill.name}), target.scope
             return True, edit.skill or target.skill, target.scope
         return False, None, edit.scope
 

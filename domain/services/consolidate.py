@@ -550,6 +550,9 @@ class _Edits:
                 title, text = edit.title or item.title, edit.text or item.text
                 keywords, kept = tuple(edit.keywords) or item.keywords, evidence or item.evidence
                 skill = edit.skill if item.kind == "skill" else None
+                current = getattr(item, "skill", None)
+                if skill is not None and current is not None:
+                    skill = skill.model_copy(update={"name": current.name})  # a skill's name (its folder) is fixed
                 item.revise(
                     title=title,
                     text=text,
