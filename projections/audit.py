@@ -204,7 +204,7 @@ def _scrubbed_override(override: dict[str, Any], matcher: TombstoneMatcher) -> d
 def _shown(state: dict[str, Any] | None, matcher: TombstoneMatcher) -> dict[str, Any] | None:
     if state is None:
         return None
-    shown = {
+    shown: dict[str, Any] = {
         "title": scrub_all(state["title"], matcher),
         "text": scrub_all(state["text"], matcher),
         "keywords": [scrub_all(k, matcher) for k in state["keywords"]],

@@ -112,7 +112,7 @@ def explain_item(app: MnemologApp, item_id: UUID, matcher: TombstoneMatcher, pro
         if isinstance(e, (MemoryItem.Added, MemoryItem.Revised)):
             skill = e.skill if e.skill is not None else state.get("skill")
             state.update(title=e.title, text=e.text, keywords=list(e.keywords), skill=skill)
-            after = {"title": scrub(e.title), "text": scrub(e.text), "keywords": scrub.many(e.keywords)}
+            after: dict[str, Any] = {"title": scrub(e.title), "text": scrub(e.text), "keywords": scrub.many(e.keywords)}
             if skill is not None:
                 after["skill"] = shown_skill(skill, matcher)
             entry.update(
