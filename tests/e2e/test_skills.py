@@ -140,3 +140,22 @@ def test_skill_learnt_revised_and_forgotten(tmp_path: Path) -> None:
     assert not (folder / "skills" / NAME).exists()
     assert SKILL not in (folder / "MEMORY.md").read_text(encoding="utf-8")
     assert validate_folder(folder, count_tokens) == []
+
+
+def test_a_note_asking_for_a_skill_makes_one_for_its_project_only(tmp_path: Path) -> None:
+    project, sessions = _project(tmp_path), tmp_path / "sessions"
+    other = _project(tmp_path, "web", "git@github.com:acme/web.git")
+    env = {"MNEMOLOG_HOME": str(tmp_path / "home")}
+    _codex_session(project, sessions)
+    text = "Skill deploy-staging: run `make build`, then `make push ENV=staging`, then `make smoke`."
+    assert run_cli("note", text, "--cwd", str(project), env=env).code == 0
+    _run(sessions, env)
+    [skill] = _skills(env)
+    assert skill["skill"]["name"] == "deploy-staging"
+    files = run_cli("render", "--project", SCOPE, "--out", str(tmp_path / "billing-folder"), env=env)
+    assert files.code == 0
+    skill_md = (tmp_path / "billing-folder" / "skills" / "deploy-staging" / "SKILL.md").read_text(encoding="utf-8")
+    assert "1. `make build`\n2. `make push ENV=staging`\n3. `make smoke`\n" in skill_md
+    served = run_cli("context", "--cwd", str(project), env=env).out
+    assert "[skill] deploy-staging" in served and "`make push ENV=staging`" in served
+    assert "deploy-staging" not in run_cli("context", "--cwd", str(other), env=env).out
