@@ -167,19 +167,29 @@ def _words(command: str) -> list[str]:
     return [w for w in command.split() if not re.match(r"^[A-Z_][A-Z0-9_]*=", w)]
 
 
-def _key_word(command: str) -> str:
-    """What a step does in one word: the command after its runner (``uv run alembic ...`` -> alembic)."""
+def _key_words(command: str) -> list[str]:
+    """What a step runs: the words after its runner (``uv run alembic upgrade`` -> alembic, upgrade)."""
     words = _words(command)
     for runner in sorted(_RUNNERS, key=len, reverse=True):
         if tuple(words[: len(runner)]) == runner and len(words) > len(runner):
             words = words[len(runner) :]
             break
-    head = next((w for w in words if not w.startswith("-")), words[0] if words else "step")
-    return re.sub(r"^.*/", "", head).split(".")[0] or "step"
+    kept = [re.sub(r"^.*/", "", w).split(".")[0] for w in words if not w.startswith("-")]
+    return [w for w in kept if w] or ["step"]
+
+
+def _key_word(command: str) -> str:
+    """What a step does in one word: the tool after its runner (``uv run alembic ...`` -> alembic)."""
+    return _key_words(command)[0]
 
 
 def _name(commands: Sequence[str], taken: Iterable[str]) -> str:
-    return slug(" ".join(dict.fromkeys(_key_word(c) for c in commands)), taken)
+    """A slug of the steps' tools; steps that share a tool are named by their subcommand (``mkdocs build``: build)."""
+    heads = [_key_word(c) for c in commands]
+    words = [
+        _key_words(c)[1] if heads.count(head) > 1 and len(_key_words(c)) > 1 else head for c, head in zip(commands, heads, strict=True)
+    ]
+    return slug(" ".join(dict.fromkeys(words)), taken)
 
 
 def _relies_on(commands: Sequence[str]) -> tuple[str, ...]:
