@@ -9,7 +9,9 @@ commands in order, each ``ok`` or ``failed (exit N: error line)``. From those:
   skill with those steps, in that scope, with those sessions as evidence
   (the procedure two sessions share is the longest sequence of commands both
   ran successfully in the same order; what else each ran in between is left
-  out). At least one of them must be new to this run (an unchanged input was
+  out; each session is compared with the ``COMPARED_NEIGHBOURS`` (32)
+  sessions of its scope that follow it in time, which bounds the work of a
+  first import). At least one of them must be new to this run (an unchanged input was
   consolidated before: what memory lacks of it was taken out on purpose). A
   candidate sharing half its steps or more with a skill of its scope is that
   skill, not a new one. A ``remember`` note that asks for a skill or
@@ -62,6 +64,7 @@ _RUNNERS = (
     ("bundle", "exec"), ("python", "-m"), ("python3", "-m"), ("uv",), ("npm",), ("pnpm",), ("yarn",), ("npx",),
     ("make",), ("just",), ("cargo",), ("go",), ("docker", "compose"), ("sudo",),
 )
+COMPARED_NEIGHBOURS = 32  # each session is compared with this many of its scope's next sessions in time
 _SKILL_NOTE = re.compile(r"\b(skill|procedure|steps)\b", re.IGNORECASE)
 _NOTE_NAME = re.compile(r"\bskill\s+`?([a-z0-9]+(?:-[a-z0-9]+)*)`?\s*:", re.IGNORECASE)
 _BACKTICKED = re.compile(r"`([^`]+)`")
@@ -115,7 +118,8 @@ class _Run:
 
     def ran_all(self, commands: Sequence[str]) -> bool:
         """Whether the session ran every one of ``commands`` successfully, in that order."""
-        return len(common_steps(commands, self.succeeded)) == len(commands)
+        ran = iter(self.succeeded)
+        return all(command in ran for command in commands)  # a subsequence: ``in`` consumes the iterator
 
 
 @dataclass(frozen=True)
@@ -370,13 +374,24 @@ def _new_skills(
 ) -> list[Edit]:
     """Skills for procedures that succeeded in two or more sessions of one scope and no skill holds yet."""
     candidates: set[tuple[str, tuple[str, ...]]] = set()
-    for i, first in enumerate(runs):
-        for second in runs[i + 1 :]:
-            if first.scope != second.scope or first.scope in ("", "unknown") or not (first.fresh or second.fresh):
-                continue
-            shared = common_steps(first.succeeded, second.succeeded)
-            if len(shared) >= PROCEDURE_STEPS:
-                candidates.add((first.scope, shared))
+    by_scope: dict[str, list[_Run]] = {}
+    for run in runs:
+        if run.scope not in ("", "unknown") and len(run.succeeded) >= PROCEDURE_STEPS:
+            by_scope.setdefault(run.scope, []).append(run)
+    compared: set[tuple[tuple[str, ...], tuple[str, ...]]] = set()
+    for scope, members in by_scope.items():
+        members.sort(key=lambda r: (r.at or datetime.min, r.session_id))
+        for i, first in enumerate(members):
+            for second in members[i + 1 : i + 1 + COMPARED_NEIGHBOURS]:
+                pair = (first.succeeded, second.succeeded)
+                if not (first.fresh or second.fresh) or pair in compared:
+                    continue
+                compared.add(pair)
+                if len(set(pair[0]) & set(pair[1])) < PROCEDURE_STEPS:
+                    continue
+                shared = common_steps(*pair)
+                if len(shared) >= PROCEDURE_STEPS:
+                    candidates.add((scope, shared))
     edits: list[Edit] = []
     for scope, commands in sorted(candidates, key=lambda c: (c[0], -len(c[1]), c[1])):
         if any(s == scope and _overlaps(commands, held) for s, held in known):

@@ -128,8 +128,13 @@ def common_steps(first: Sequence[str], second: Sequence[str]) -> tuple[str, ...]
     rows, cols = len(first), len(second)
     table = [[0] * (cols + 1) for _ in range(rows + 1)]
     for i in range(rows - 1, -1, -1):
+        here, below, word = table[i], table[i + 1], first[i]
         for j in range(cols - 1, -1, -1):
-            table[i][j] = table[i + 1][j + 1] + 1 if first[i] == second[j] else max(table[i + 1][j], table[i][j + 1])
+            if word == second[j]:
+                here[j] = below[j + 1] + 1
+            else:
+                right, down = here[j + 1], below[j]
+                here[j] = right if right > down else down
     found: list[str] = []
     i = j = 0
     while i < rows and j < cols:
