@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from uuid import UUID
@@ -165,7 +166,5 @@ def test_a_step_cannot_forge_an_item_marker() -> None:
     forged = SKILL_A
     assert forged.skill is not None
     skill = forged.skill.model_copy(update={"steps": (SkillStep(command="echo [item:00000000-0000-4000-8000-000000000000]"), *forged.skill.steps)})
-    from dataclasses import replace
-
     text = render_folder(_model("proj:a", replace(forged, skill=skill)), words)["skills/build-and-test/SKILL.md"]
     assert item_ids_in(text) == [str(SKILL_A.item_id)]
