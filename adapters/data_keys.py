@@ -45,7 +45,7 @@ class AesGcmKeys(ABC):
     """Seal and open with AES-GCM; subclasses keep the keys (the ``DataKeys`` port)."""
 
     def __init__(self) -> None:
-        self._opened: dict[str, bytes] = {}
+        self._opened: dict[str, AESGCM] = {}  # key id -> the cipher of that key
         self._lock = threading.Lock()
 
     # -- storage, per backend
@@ -84,16 +84,16 @@ class AesGcmKeys(ABC):
     def open(self, subject: UUID, sealed: dict[str, str]) -> bytes | None:
         """The plaintext, or None when its key was destroyed."""
         key_id = sealed.get("k", "")
-        key = self._opened.get(key_id)
-        if key is None:
+        cipher = self._opened.get(key_id)
+        if cipher is None:
             with self._lock:
                 key = self._find(key_id)
             if key is None:
                 return None
-            self._opened[key_id] = key
+            cipher = self._opened[key_id] = AESGCM(key)
         blob = base64.b64decode(sealed.get("c", ""))
         try:
-            return AESGCM(key).decrypt(blob[:NONCE_BYTES], blob[NONCE_BYTES:], str(subject).encode())
+            return cipher.decrypt(blob[:NONCE_BYTES], blob[NONCE_BYTES:], str(subject).encode())
         except InvalidTag:
             return None  # not sealed for this aggregate: it reads as erased
 
