@@ -30,6 +30,8 @@ def iso(value: datetime | None) -> str | None:
 
 def js(value: Any) -> str:
     """Stable JSON text."""
+    if not value and isinstance(value, list):
+        return "[]"  # most keyword, evidence and span lists (the encoder's setup costs more than the answer)
     return json.dumps(value, sort_keys=True, default=str)
 
 

@@ -85,7 +85,7 @@ def rebuild_by_copy(app: MnemologApp, view: PostgresMemoryView) -> int:
     with tempfile.TemporaryDirectory(prefix="mnemolog-rebuild-") as scratch:
         staging = open_sqlite_view(str(Path(scratch) / "views.sqlite"), view.count_tokens)
         try:
-            count = staging.load(app, fill_search=False)  # PostgreSQL computes its own search column
+            count = staging.load(app, scratch=True)  # PostgreSQL computes its own search column and indexes
             with staging.reading() as source, view.datastore.transaction(commit=True) as cursor:
                 for statement in drop_statements():
                     cursor.execute(statement)

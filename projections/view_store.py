@@ -50,7 +50,7 @@ class MemoryView(Protocol):
     def position(self, application_name: str) -> int:
         """The last applied notification id (0 when none)."""
 
-    def load(self, app: MnemologApp, *, fill_search: bool = True) -> int:
+    def load(self, app: MnemologApp, *, scratch: bool = False) -> int:
         """Drop every view table and project the whole log into new ones, in one transaction; the events read."""
 
     def close(self) -> None:
@@ -96,7 +96,7 @@ class ViewMixin:
     def _tracking_table(self) -> str:
         raise NotImplementedError
 
-    def load(self, app: MnemologApp, *, fill_search: bool = True) -> int:
+    def load(self, app: MnemologApp, *, scratch: bool = False) -> int:
         """Drop every view table and project the whole log into new ones, in one transaction; the events read.
 
         The rebuild's bulk projection: the same rules as ``apply`` (``apply_event``
@@ -105,8 +105,8 @@ class ViewMixin:
         a row an earlier window wrote is read back when a later event needs it).
         The tables are made without indexes or search triggers; the full-text index
         is filled in one pass and the indexes built after the load; the tracking
-        position is set once. ``fill_search=False`` (a scratch view that is copied
-        elsewhere) leaves the search index empty.
+        position is set once. A ``scratch`` view (one that is copied elsewhere) gets
+        neither the search index nor the secondary indexes.
         """
         count = last = 0
         with self.datastore.transaction(commit=True) as cursor:
@@ -126,7 +126,7 @@ class ViewMixin:
                 if len(rows) >= LOAD_WINDOW:
                     rows.flush()
             rows.flush()
-            for statement in [*(search_fill_statements(self.dialect) if fill_search else []), *index_statements(self.dialect)]:
+            for statement in [] if scratch else [*search_fill_statements(self.dialect), *index_statements(self.dialect)]:
                 cursor.execute(statement)
             if last:
                 self._insert_tracking(cursor, Tracking(app.name, last))  # type: ignore[attr-defined]
