@@ -195,7 +195,7 @@ def catch_up(app: MnemologApp, view: MemoryView, batch_size: int = 200) -> int:
 
 
 LOAD_PAGE = 2_000  # events a rebuild reads from the log at a time
-LOAD_WINDOW = 50_000  # rows a rebuild holds before it writes them (what bounds its memory)
+LOAD_WINDOW = 10_000  # rows a rebuild holds before it writes them (what bounds its memory: ~2 KB a row)
 
 # PostgreSQL's SQLSTATEs for a transaction rolled back because it raced another:
 # deadlock_detected, serialization_failure.
