@@ -30,6 +30,7 @@ from mnemolog.domain.tombstone import Tombstone
 from mnemolog.projections import view_store
 from mnemolog.projections.reads import ViewReads
 from mnemolog.projections.schema import create_statements, drop_statements, table
+from mnemolog.projections.view_rows import ViewRows
 from support.scenarios import T0, TRANSCRIPT, every_event, facts
 
 SCOPES = ("git:example.com/acme/api", "git:example.com/acme/web", "global")
@@ -184,5 +185,14 @@ def test_rebuild_projects_what_the_incremental_catch_up_projects(store_factory, 
 
     monkeypatch.setattr(view_store, "LOAD_PAGE", 11)  # tiny pages and windows: rows written and read back often
     monkeypatch.setattr(view_store, "LOAD_WINDOW", 40)
+    held: list[int] = []
+    flush = ViewRows.flush
+
+    def counting(rows: ViewRows) -> None:
+        held.append(len(rows))
+        flush(rows)
+
+    monkeypatch.setattr(ViewRows, "flush", counting)
     store.rebuild()
     assert _projected(store) == incremental
+    assert len(held) > 10 and max(held) < 40 + 11 * 12  # streamed: never more than a window and a page of rows held
