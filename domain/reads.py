@@ -19,6 +19,7 @@ from uuid import UUID
 from mnemolog.domain.consolidation import SelectedInput
 from mnemolog.domain.evidence_spans import EvidenceSpan
 from mnemolog.domain.selection import Candidate
+from mnemolog.domain.skill import Skill
 from mnemolog.domain.tombstone_matcher import TombstoneRule
 
 
@@ -49,6 +50,7 @@ class ItemRow:
     spans: tuple[EvidenceSpan, ...] = ()  # line-level evidence: session, file line, quote
     # The tokens of the item's context line, counted once when it was projected (None: not counted).
     context_tokens: int | None = None
+    skill: Skill | None = None  # kind "skill": its name, steps and what it relies on (the text is its description)
 
 
 # The encoding the views count context lines in (a reader counting in another one counts itself).

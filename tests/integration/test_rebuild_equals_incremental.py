@@ -1,7 +1,7 @@
 """The bulk rebuild projects exactly what the incremental catch-up projects, on both backends.
 
 A log with the life of a real store (sessions extracted, failed and pruned;
-consolidations adding, revising, retiring, invalidating items; people editing,
+consolidations adding, revising, retiring, invalidating items and skills; people editing,
 pinning, moving and reviewing them; citations, injections, notes, tombstones,
 a forget and an erase) is projected twice: event batch by event batch as a
 follower would, in small batches that cut through aggregates, and by
@@ -26,6 +26,7 @@ from mnemolog.domain.note import Note
 from mnemolog.domain.services.erase import erase_value
 from mnemolog.domain.services.forget import forget_value
 from mnemolog.domain.session import ClaimRefused, Session, SessionMode
+from mnemolog.domain.skill import Skill, SkillStep
 from mnemolog.domain.tombstone import Tombstone
 from mnemolog.projections import view_store
 from mnemolog.projections.reads import ViewReads
@@ -35,11 +36,16 @@ from support.scenarios import T0, TRANSCRIPT, every_event, facts
 
 SCOPES = ("git:example.com/acme/api", "git:example.com/acme/web", "global")
 WORDS = ("retry", "deploy", "pnpm", "migrations", "flaky", "timeout", "cache", "docker", "lint", "schema", "token", "queue")
-SEARCHED = ("retry", "deploy", "docker", "schema", "queue", "cache")
+SEARCHED = ("retry", "deploy", "docker", "schema", "queue", "cache", "makefile")  # makefile: only in skills
 
 
 def _text(rng: random.Random, n: int) -> str:
     return " ".join(rng.choice(WORDS) for _ in range(n)) + f" {rng.randrange(10_000)}."
+
+
+def _skill(rng: random.Random, name: str) -> Skill:
+    steps = tuple(SkillStep(command=f"make {rng.choice(WORDS)}", action=_text(rng, 3)) for _ in range(rng.randrange(2, 4)))
+    return Skill(name=name, steps=steps, relies_on=("make", "Makefile"))
 
 
 def _realistic_log(store: Store, rng: random.Random) -> None:
@@ -98,11 +104,22 @@ def _realistic_log(store: Store, rng: random.Random) -> None:
             )
             items.append(item)
             changed.append(item)
+        if day % 2 == 0:  # a skill learnt from the day's sessions
+            skill = MemoryItem(
+                kind="skill", scope=rng.choice(SCOPES[:2]), task_group="ci", title=f"run-{day}", text=_text(rng, 6),
+                keywords=("skill",), evidence=(made[0].id,), valid_from=now, consolidation_id=run.id, reason="seen twice",
+                skill=_skill(rng, f"run-checks-{day}"),
+            )
+            items.append(skill)
+            changed.append(skill)
         for item in rng.sample(items, min(6, len(items))):  # the model and people change older items
             action = rng.choice(("revise", "retire", "invalidate", "edit", "pin", "unpin", "scope", "review", "review"))
             if action == "revise" and item.is_active:
+                skill = getattr(item, "skill", None)
+                new_skill = _skill(rng, skill.name) if skill is not None and rng.random() < 0.5 else None  # else it keeps its steps
                 item.revise(title=item.title, text=_text(rng, 9), keywords=tuple(rng.sample(WORDS, 3)),
-                            evidence=(rng.choice(sessions).id,), valid_from=None, consolidation_id=run.id, reason="more")
+                            evidence=(rng.choice(sessions).id,), valid_from=None, consolidation_id=run.id, reason="more",
+                            skill=new_skill)
             elif action == "retire":
                 item.retire("evidence gone", run.id, by=EditedBy.CODE)
             elif action == "invalidate":
