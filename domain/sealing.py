@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Sequence
+from functools import lru_cache
 from typing import Any
 
 ERASED = "[erased]"  # what a sealed text reads as once its key is destroyed
@@ -49,7 +50,21 @@ def _slots(state: Any, path: Sequence[str]) -> Iterator[tuple[Any, Any]]:
 
 def slots(state: dict[str, Any], paths: Sequence[str]) -> list[tuple[Any, Any]]:
     """Every sealed string of a JSON state: (container, key) pairs, path by path."""
-    return [slot for path in paths for slot in _slots(state, path.split("."))]
+    found: list[tuple[Any, Any]] = []
+    for path in paths:
+        steps = _steps(path)
+        if len(steps) == 1 and steps[0] != "*":  # a top-level field (most sealed paths): no walk
+            value = state.get(steps[0])
+            if isinstance(value, str) and value:
+                found.append((state, steps[0]))
+        else:
+            found.extend(_slots(state, steps))
+    return found
+
+
+@lru_cache(maxsize=1024)
+def _steps(path: str) -> tuple[str, ...]:
+    return tuple(path.split("."))
 
 
 def sealed_texts(state: dict[str, Any], paths: Sequence[str]) -> list[str]:
