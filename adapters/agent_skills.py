@@ -15,6 +15,11 @@ see docs/skills.md, "Skills in Claude Code"):
   between turns, so a skill written into the user folder shows up in every
   running session, of every project.
 
+Codex 0.169 lists ``$CODEX_HOME/skills/<name>/SKILL.md`` in every request
+(``<skills_instructions>``), and never the ``skills/`` of its memory folder
+(it reads those only when its own memories are on). So ``install codex`` puts
+the user-wide skills there the same way.
+
 So user-wide (global) skills go into the user folder, and a project's skills
 reach only that project's sessions: through the ``SessionStart`` hook's context
 (always), and, when the user asks for it (``--project-skills-in-repo``), as
@@ -206,28 +211,32 @@ def project_skills(store: Store, project: str) -> dict[str, str]:
     return project_only(own, user_wide_skills(store))
 
 
-def install_folder(home: Path) -> Path:
-    """Where ``install claude-code`` keeps its manifest (``$MNEMOLOG_HOME/installs/claude-code``)."""
-    return home / "installs" / "claude-code"
+def install_folder(home: Path, agent: str = "claude-code") -> Path:
+    """Where ``install AGENT`` keeps its manifest (``$MNEMOLOG_HOME/installs/<agent>``)."""
+    return home / "installs" / agent
 
 
-def installed(home: Path) -> dict[str, Any] | None:
-    """What ``install claude-code`` set up for skills (None: not installed, or installed without skills)."""
+def installed(home: Path, agent: str = "claude-code") -> dict[str, Any] | None:
+    """What ``install AGENT`` set up for skills (None: not installed, or installed without skills)."""
     from mnemolog.adapters.agent_config_files import Manifest
 
-    manifest = Manifest.load(install_folder(home))
+    manifest = Manifest.load(install_folder(home, agent))
     value = manifest.extra.get(SETTINGS_KEY) if manifest.exists else None
     return value if isinstance(value, dict) and value.get("user_folder") else None
 
 
-def follow_store(store: Store) -> SkillSync | None:
-    """After a write that may change skills (run, capture, forget, ...): the user folder brought in step."""
-    setup = installed(Path(store.settings.home))
-    if setup is None:
-        return None
-    sync = plan_sync(Path(setup["user_folder"]), user_wide_skills(store))
-    apply_sync(sync)
-    return sync
+def follow_store(store: Store) -> list[SkillSync]:
+    """After a write that may change skills (run, capture, forget, ...): each agent's user skill folder in step."""
+    from mnemolog.adapters.agent_install import AGENTS
+
+    setups = [setup for agent in AGENTS if (setup := installed(Path(store.settings.home), agent)) is not None]
+    if not setups:
+        return []
+    wanted = user_wide_skills(store)
+    syncs = [plan_sync(Path(setup["user_folder"]), wanted) for setup in setups]
+    for sync in syncs:
+        apply_sync(sync)
+    return syncs
 
 
 def sync_repo(store: Store, project: str, cwd: str) -> SkillSync | None:

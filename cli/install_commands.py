@@ -15,7 +15,7 @@ def install(
     uninstall: bool = typer.Option(False, "--uninstall", help="Take mnemolog out again: restore the files as they were."),
     codex: Path | None = typer.Option(None, "--codex", help="The codex binary that trusts the hooks (default: codex on PATH)."),
     no_trust: bool = typer.Option(False, "--no-trust", help="Codex: do not ask Codex to trust the hooks (trust them with /hooks yourself)."),
-    no_skills: bool = typer.Option(False, "--no-skills", help="Claude Code: do not put mnemolog's user-wide skills into ~/.claude/skills."),
+    no_skills: bool = typer.Option(False, "--no-skills", help="Do not put mnemolog's user-wide skills into the agent's skill folder (~/.claude/skills, $CODEX_HOME/skills)."),
     project_skills_in_repo: bool = typer.Option(
         False, "--project-skills-in-repo",
         help="Claude Code: also write each project's skills into <repo>/.claude/skills (at the start of a session there), as real skills of that repository.",
@@ -24,21 +24,22 @@ def install(
 ) -> None:
     """Connect an agent to mnemolog: SessionStart/SessionEnd hooks and the MCP server, with absolute paths, backups and a diff.
 
-    Claude Code also gets mnemolog's user-wide skills in ~/.claude/skills; a project's skills reach only that
-    project's sessions (in the SessionStart context, or with --project-skills-in-repo in <repo>/.claude/skills).
+    Both also get mnemolog's user-wide skills in their user skill folder (~/.claude/skills, $CODEX_HOME/skills); a
+    project's skills reach only that project's sessions (in the SessionStart context; Claude Code with
+    --project-skills-in-repo also in <repo>/.claude/skills).
     """
     from mnemolog.adapters.agent_install import AGENTS, Target
 
     if agent not in AGENTS:
         raise UserError(f"unknown agent {agent!r} (expected one of {', '.join(AGENTS)})", Exit.USAGE)
-    if agent != "claude-code" and (no_skills or project_skills_in_repo):
-        raise UserError("--no-skills and --project-skills-in-repo are for claude-code", Exit.USAGE)
+    if agent != "claude-code" and project_skills_in_repo:
+        raise UserError("--project-skills-in-repo is for claude-code (Codex gets a project's skills in its SessionStart context)", Exit.USAGE)
     target = Target.for_agent(agent)
     if uninstall:
         report = _uninstall(target, dry_run)
     else:
         report = _install(target, dry_run, codex, no_trust)
-        if agent == "claude-code" and not no_skills:
+        if not no_skills:
             report["skills"] = _install_skills(target, dry_run, project_skills_in_repo)
     if json_out:
         emit_json(report)
@@ -92,7 +93,7 @@ def _install(target: Any, dry_run: bool, codex: Path | None, no_trust: bool) -> 
 
 
 def _install_skills(target: Any, dry_run: bool, in_repo: bool) -> dict[str, Any]:
-    """Claude Code: the user-wide skills into its user skill folder, and how the hook should treat project skills."""
+    """The user-wide skills into the agent's user skill folder, and (Claude Code) how the hook treats project skills."""
     from mnemolog.adapters.agent_skills import SETTINGS_KEY, apply_sync, plan_sync, user_wide_skills
     from mnemolog.cli.context import store
 
@@ -108,6 +109,7 @@ def _install_skills(target: Any, dry_run: bool, in_repo: bool) -> dict[str, Any]
         manifest.save()
     return {
         **sync.as_dict(),
+        "agent": target.agent,
         "in_repo": in_repo,
         "changed": sync.changes,
         "diff": "".join(edit.diff() for edit in sync.edits if edit.path.name != ".mnemolog-skill"),
@@ -249,6 +251,8 @@ def _print_skills(skills: dict[str, Any], dry_run: bool) -> None:
     for name in skills["kept_users"]:
         errors.print(f"warning: {skills['folder']}/{name} is your own skill: mnemolog's skill of that name is not written", highlight=False, markup=False)
     where = "in <repo>/.claude/skills, written by the SessionStart hook" if skills["in_repo"] else "in the SessionStart context of that project's sessions only"
+    if skills["agent"] == "codex":
+        where = "in the SessionStart context of that project's sessions only"
     console.print(f"project skills: {where}", highlight=False, markup=False)
 
 

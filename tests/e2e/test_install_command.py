@@ -168,3 +168,24 @@ def test_claude_code_skills_user_wide_in_the_user_folder_project_ones_in_the_rep
     assert "removed mnemolog's skills ship-alpha" in removed.out
     assert not (project / ".claude").exists()
     assert files(home) == before
+
+
+def test_codex_install_puts_user_wide_skills_into_codex_home_skills_and_takes_them_out(home: dict[str, str], tmp_path: Path) -> None:
+    project = _git_project(tmp_path / "work" / "alpha")
+    assert run_cli("note", "Skill tidy-user: run `ruff format`, then `ruff check --fix`", "--scope", "global", env=home, cwd=project).code == 0
+    assert run_cli("note", "Skill ship-alpha: run `make build`, then `make push`", "--scope", "project", env=home, cwd=project).code == 0
+    assert run_cli("consolidate", env=home, cwd=project).code == 0
+    codex_skills = Path(home["HOME"]) / ".codex" / "skills"
+    (codex_skills / ".system").mkdir(parents=True)  # Codex's own system skills stay as they are
+    (codex_skills / ".system" / "marker.txt").write_text("codex\n")
+    before = files(home)
+
+    done = run_cli("install", "codex", "--no-trust", env=home)
+    assert done.code == 0, done.err
+    assert f"skills: wrote tidy-user in {codex_skills}" in done.out
+    assert sorted(p.name for p in codex_skills.iterdir()) == [".system", "tidy-user"]
+    assert not (Path(home["HOME"]) / ".codex" / "memories" / "skills").exists()
+
+    assert run_cli("install", "codex", "--uninstall", env=home).code == 0
+    assert files(home) == before
+    assert run_cli("install", "codex", "--project-skills-in-repo", env=home).code == 2
