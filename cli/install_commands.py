@@ -197,7 +197,7 @@ def _uninstall_skills(manifest: Any, dry_run: bool) -> list[dict[str, Any]]:
         return []
     user_folder = Path(setup["user_folder"])
     record_path = manifest.folder / "repos.json"
-    folders = [(user_folder, (user_folder,) if setup.get("created_folder") else ())]
+    folders: list[tuple[Path, tuple[Path, ...]]] = [(user_folder, (user_folder,) if setup.get("created_folder") else ())]
     # A repository's .claude/skills (and .claude) go only when nothing but mnemolog's skills was in them.
     folders += [(Path(f), (Path(f), Path(f).parent)) for f in load_record(record_path).get("repos", [])]
     done = []
