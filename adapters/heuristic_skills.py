@@ -211,7 +211,7 @@ def _steps(commands: Sequence[str]) -> tuple[SkillStep, ...]:
     return tuple(SkillStep(command=c) for c in commands)
 
 
-def _description(group: str, commands: Sequence[str], runs: Sequence[_Run]) -> str:
+def _description(group: str, runs: Sequence[_Run]) -> str:
     titles = list(dict.fromkeys(r.title for r in runs if r.title))[:2]
     tasks = f' on tasks like "{titles[0]}"' if titles else ""
     where = f" in {group}" if group else ""
@@ -416,7 +416,7 @@ def _new_skills(
                 scope=scope,
                 task_group=group,
                 title=name,
-                text=_description(group, working.commands, members),
+                text=_description(group, members),
                 keywords=tuple(dict.fromkeys(_key_word(c) for c in working.commands)),
                 evidence=tuple(sorted(working.evidence)),
                 valid_from=min((r.at for r in members if r.at is not None), default=None),

@@ -592,7 +592,8 @@ def _render_summary(
 
 
 def _code(text: str) -> str:
-    text = " ".join(text.split())
+    """A command as a code span, on one line, with no item marker in it (only the file's own marker cites)."""
+    text = " ".join(text.split()).replace("[item:", "(item:")
     return f"`{text}`" if "`" not in text else _inline(text)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from uuid import UUID
@@ -12,7 +13,7 @@ from mnemolog.domain.reads import ItemRow
 from mnemolog.domain.skill import Skill, SkillStep
 from mnemolog.projections.folder_model import FolderModel, FolderSession
 from mnemolog.projections.folder_validator import validate_folder
-from mnemolog.projections.markdown_folder import render_folder
+from mnemolog.projections.markdown_folder import item_ids_in, render_folder
 
 AT = datetime(2025, 6, 30, 12, tzinfo=UTC)
 
@@ -159,3 +160,11 @@ def test_validator_finds_a_referenced_skill_that_is_gone(rendered: Path) -> None
     (rendered / "skills/deploy-staging/SKILL.md").unlink()
     (rendered / "skills/deploy-staging").rmdir()
     assert "referenced skills/deploy-staging/SKILL.md does not exist" in validate_folder(rendered, words)
+
+
+def test_a_step_cannot_forge_an_item_marker() -> None:
+    forged = SKILL_A
+    assert forged.skill is not None
+    skill = forged.skill.model_copy(update={"steps": (SkillStep(command="echo [item:00000000-0000-4000-8000-000000000000]"), *forged.skill.steps)})
+    text = render_folder(_model("proj:a", replace(forged, skill=skill)), words)["skills/build-and-test/SKILL.md"]
+    assert item_ids_in(text) == [str(SKILL_A.item_id)]

@@ -112,6 +112,9 @@ def test_skill_learnt_revised_and_forgotten(tmp_path: Path) -> None:
     assert story.code == 0, story.err
     agents = sorted(s["agent"] for s in story.json()["sessions"])
     assert agents == ["claude-code", "codex"]
+    shown = run_cli("show", skill["id"], "--project", SCOPE, env=env)
+    assert shown.code == 0, shown.err
+    assert f"skill     {NAME}   ({SKILL})" in shown.out and "  2. `uv run alembic upgrade head`" in shown.out
     printed = run_cli("explain", skill["id"], "--project", SCOPE, env=env).out
     assert f"skill {NAME}: 1. `uv sync`; 2. `uv run alembic upgrade head`; 3. `uv run pytest -q tests`" in printed
     other = _project(tmp_path, "web", "git@github.com:acme/web.git")

@@ -3,14 +3,19 @@ carry it, the folder renders it for its project only, a rebuild gives the same r
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from datetime import UTC, datetime
+from pathlib import Path
 
 from mnemolog.domain.memory_item import MemoryItem
 from mnemolog.domain.plan import ConsolidationPlan, Edit, ItemKindName
+from mnemolog.domain.services.erase import erase_value
 from mnemolog.domain.services.forget import forget_value
 from mnemolog.domain.skill import Skill, SkillStep
 from support.consolidating import rendered, run_consolidation
 from support.memory import extracted_session
+from support.postgres import find_postgres_bindir
 from support.scripted_models import ScriptedConsolidator, handle_for
 
 API = "git:github.com/acme/api"
@@ -90,3 +95,28 @@ def test_forget_of_a_step_retires_the_skill_and_its_folder(store_factory) -> Non
     files = rendered(store, API)
     assert not any(path.startswith("skills/") for path in files)
     assert "migrate-and-test" not in files["MEMORY.md"]
+
+
+def _store_bytes(store, database_url: str | None) -> bytes:  # type: ignore[no-untyped-def]
+    """Every byte the store keeps: the SQLite home's files, or a pg_dump of the PostgreSQL database."""
+    if database_url is None:
+        return b"".join(p.read_bytes() for p in sorted(Path(store.location).rglob("*")) if p.is_file())
+    bindir = find_postgres_bindir()
+    pg_dump = str(bindir / "pg_dump") if bindir else shutil.which("pg_dump")
+    assert pg_dump, "pg_dump is needed to scan a PostgreSQL store"
+    return subprocess.run([pg_dump, "--dbname", database_url], capture_output=True, check=True, timeout=120).stdout
+
+
+def test_erase_of_a_value_in_a_step_leaves_it_in_no_byte_of_the_store(store_factory, database_url) -> None:  # type: ignore[no-untyped-def]
+    store = store_factory()
+    one, two = _two_sessions(store)
+    steps = (STEPS[0], SkillStep(command="uv run deploy --token-file falcon-7731.key"), STEPS[2])
+    run_consolidation(store, ScriptedConsolidator(ConsolidationPlan(edits=(_skill_edit((one, two), steps=steps),))))
+    [row] = [i for i in store.reads().active_items() if i.kind == "skill"]
+    assert b"falcon-7731" in _store_bytes(store, database_url)  # the views hold the steps (the log holds them sealed)
+    report = erase_value(store, "falcon-7731", store.keys, store)
+    assert report.erased.get("item", 0) >= 1
+    assert b"falcon" not in _store_bytes(store, database_url)
+    item = store.app.repository.get(row.item_id)
+    assert not item.is_active
+    assert "falcon" not in " ".join(s.command for s in item.skill.steps)
