@@ -19,6 +19,7 @@ RULE = "Always run the tests with make check-fast-a7 before you commit."
 B_SECRET = "beta-only-zq9 deploy keys live in the vault"
 USER_SKILL_NOTE = "Skill tidy-user-c4: run `ruff format`, then `ruff check --fix`"
 B_SKILL_NOTE = "Skill ship-beta-c5: run `make pack-c5`, then `make upload-c5`"
+A_SKILL_NOTE = "Skill docs-alpha-c6: run `make docs-c6`, then `make publish-c6`"
 
 
 def codex_config(world: AgentWorld) -> str:
@@ -76,6 +77,7 @@ def test_codex_session_memory_reaches_the_next_session_of_its_project_only(agent
     # makes them puts the user-wide one into $CODEX_HOME/skills (install keeps it in step).
     assert world.mnemolog("note", USER_SKILL_NOTE, "--scope", "global").code == 0
     assert world.mnemolog("note", B_SKILL_NOTE, "--scope", "project", cwd=world.project_b).code == 0
+    assert world.mnemolog("note", A_SKILL_NOTE, "--scope", "project", cwd=world.project_a).code == 0
     assert world.mnemolog("consolidate").code == 0
     assert (codex_home / "skills" / "tidy-user-c4" / "SKILL.md").is_file()
 
@@ -88,6 +90,7 @@ def test_codex_session_memory_reaches_the_next_session_of_its_project_only(agent
     assert "beta-only-zq9" not in " ".join(r.text for r in second)
     # Codex lists the user-wide skill ($CODEX_HOME/skills) with its own skills, never B's.
     assert "- tidy-user-c4: " in second[0].text and "(file: " in second[0].text
+    assert "[skill] docs-alpha-c6: " in second[0].text and "`make publish-c6`" in second[0].text  # A's, in its context
     assert "ship-beta-c5" not in " ".join(r.text for r in world.server.requests)
     assert "mcp__mnemolog.search_memory" in second[0].tool_names
     answers = [out for r in second for out in r.tool_outputs()]
