@@ -67,8 +67,12 @@ def skills_of(files: Mapping[str, str]) -> dict[str, str]:
 
 
 def project_only(project: Mapping[str, str], user_wide: Mapping[str, str]) -> dict[str, str]:
-    """The skills a project's folder has beyond the user-wide ones (both name -> text)."""
-    return {name: text for name, text in project.items() if user_wide.get(name) != text}
+    """The skills a project's folder has beyond the user-wide ones (both name -> text).
+
+    By name: a user-wide skill reads differently in a project's folder (its
+    evidence lines name that project's sessions), and it is the user folder's.
+    """
+    return {name: text for name, text in project.items() if name not in user_wide}
 
 
 @dataclass(frozen=True)

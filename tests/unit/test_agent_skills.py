@@ -39,7 +39,8 @@ def test_skills_of_a_rendered_folder_are_its_skill_md_files_by_name() -> None:
 def test_project_only_leaves_out_what_the_user_wide_folder_has_already() -> None:
     project = {"deploy": skill("deploy"), "tidy": skill("tidy")}
     assert project_only(project, {"tidy": skill("tidy")}) == {"deploy": skill("deploy")}
-    assert project_only(project, {"tidy": skill("tidy", "2. other")}) == project  # same name, other text: the project's
+    # A user-wide skill reads differently in a project's folder (its evidence lines): still the user folder's.
+    assert project_only(project, {"tidy": skill("tidy", "2. other")}) == {"deploy": skill("deploy")}
 
 
 def test_sync_writes_marked_folders_keeps_the_users_own_and_removes_only_its_own(tmp_path: Path) -> None:
