@@ -105,6 +105,8 @@ def _install_skills(target: Any, dry_run: bool, in_repo: bool) -> dict[str, Any]
     created = previous.get("created_folder", not folder.exists())
     if not dry_run:
         apply_sync(sync)
+        if previous.get("in_repo") and not in_repo:
+            _take_out_of_repos(manifest)  # installed again without --project-skills-in-repo: the repositories are left clean
         manifest.extra[SETTINGS_KEY] = {"user_folder": str(folder), "in_repo": in_repo, "created_folder": created}
         manifest.save()
     return {
@@ -114,6 +116,15 @@ def _install_skills(target: Any, dry_run: bool, in_repo: bool) -> dict[str, Any]
         "changed": sync.changes,
         "diff": "".join(edit.diff() for edit in sync.edits if edit.path.name != ".mnemolog-skill"),
     }
+
+
+def _take_out_of_repos(manifest: Any) -> None:
+    from mnemolog.adapters.agent_skills import apply_sync, load_record, plan_removal
+
+    record = manifest.folder / "repos.json"
+    for name in load_record(record).get("repos", []):
+        apply_sync(plan_removal(Path(name)), (Path(name), Path(name).parent))
+    record.unlink(missing_ok=True)
 
 
 def _trust_codex_hooks(target: Any, manifest: Any, codex: Path | None, no_trust: bool, dry_run: bool) -> str:

@@ -158,6 +158,11 @@ def test_claude_code_skills_user_wide_in_the_user_folder_project_ones_in_the_rep
     answer = _hook(home, project)
     assert answer is not None and "reloadSkills" not in str(answer)  # in step: listed at start already
 
+    # Installed again without the option: the repository is left clean; with it, the hook writes it again.
+    assert run_cli("install", "claude-code", env=home).code == 0 and not (project / ".claude").exists()
+    assert run_cli("install", "claude-code", "--project-skills-in-repo", env=home).code == 0
+    assert _hook(home, project) is not None and (repo_skill / "SKILL.md").is_file()
+
     # Forgetting a value of the user-wide skill takes it out of Claude Code's folder too.
     forgot = run_cli("forget", "ruff check --fix", "--yes", env=home, cwd=project)
     assert forgot.code == 0, forgot.err
