@@ -420,6 +420,22 @@ def _merge(spans: list[Span]) -> list[Span]:
     return merged
 
 
+def secret_spans(text: str) -> list[Span]:
+    """Where the secrets in ``text`` are: sorted, non-overlapping ``(start, end)`` offsets.
+
+    Overlapping findings are merged; a finding that is already the marker is left out.
+    """
+    if not text:
+        return []
+    spans = _find_spans(text)
+    if '\\"' in text:
+        # JSON inside a JSON string (a tool's arguments): its quotes arrive escaped (\"). Look
+        # again with those backslashes left out, and map what is found back onto the text.
+        plain, where = _without_quote_escapes(text)
+        spans += [(where[start], where[end - 1] + 1) for start, end in _find_spans(plain) if end > start]
+    return [span for span in _merge(spans) if text[span[0] : span[1]] != REDACTED]
+
+
 def redact(text: str) -> tuple[str, int]:
     """Replace every secret in ``text`` with ``[REDACTED_SECRET]``; return the text and count.
 
@@ -428,14 +444,7 @@ def redact(text: str) -> tuple[str, int]:
     """
     if not text:
         return text, 0
-    spans = _find_spans(text)
-    if '\\"' in text:
-        # JSON inside a JSON string (a tool's arguments): its quotes arrive escaped (\"). Look
-        # again with those backslashes left out, and map what is found back onto the text.
-        plain, where = _without_quote_escapes(text)
-        spans += [(where[start], where[end - 1] + 1) for start, end in _find_spans(plain) if end > start]
-    spans = _merge(spans)
-    spans = [span for span in spans if text[span[0] : span[1]] != REDACTED]
+    spans = secret_spans(text)
     if not spans:
         return text, 0
     pieces: list[str] = []
