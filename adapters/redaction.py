@@ -508,12 +508,13 @@ def redact_transcript(transcript: Transcript) -> tuple[Transcript, int]:
     """
     total = 0
     items = []
+    seen: dict[str, tuple[str, int]] = {}  # tool names, call ids, the first user message: each text once
     for item in transcript.items:
-        update, count = _redacted_fields(item, ITEM_FIELDS)
+        update, count = _redacted_fields(item, ITEM_FIELDS, seen)
         total += count
         items.append(item.model_copy(update=update) if update else item)
     meta = transcript.meta
-    update, count = _redacted_fields(meta, META_FIELDS)
+    update, count = _redacted_fields(meta, META_FIELDS, seen)
     if "native_id" in update:
         update["native_id"] = "redacted-" + hashlib.sha256(meta.native_id.encode()).hexdigest()[:24]
     total += count
@@ -523,13 +524,16 @@ def redact_transcript(transcript: Transcript) -> tuple[Transcript, int]:
     return transcript.model_copy(update={"items": tuple(items), "meta": meta, "warnings": warnings}), total
 
 
-def _redacted_fields(value: Any, names: tuple[str, ...]) -> tuple[dict[str, str], int]:
+def _redacted_fields(value: Any, names: tuple[str, ...], seen: dict[str, tuple[str, int]]) -> tuple[dict[str, str], int]:
     update: dict[str, str] = {}
     total = 0
     for name in names:
         text = getattr(value, name)
         if isinstance(text, str) and text:
-            clean, count = redact(text)
+            found = seen.get(text)
+            if found is None:
+                found = seen[text] = redact(text)
+            clean, count = found
             if count:
                 update[name] = clean
                 total += count
