@@ -250,6 +250,9 @@ def _keyword_spans(text: str, lowered: str, may: frozenset[int]) -> Iterator[Spa
     rules = _rules()
     if rules.keyword_hint not in may:
         return
+    refined = rules.keyword_refine.candidates(text)
+    if refined is not None:
+        may = may & frozenset(rules.keyword_order[n] for n in refined)
     codex = [rule for number, rule in zip(rules.codex_keywords, _KEYWORD_RULES, strict=True) if number in may]
     named = rules.named_value in may
     library = [rule for number, rule in zip(rules.library_keywords, _library_keyword_rules(), strict=True) if number in may]
@@ -317,6 +320,11 @@ class _Rules:
         self.library = add([pattern for pattern, _ in _library_rules()])
         self.keywords = frozenset((self.named_value, *self.codex_keywords, *self.library_keywords))
         self.patterns = tuple(patterns)
+        # The keyword rules' first-pass forms stop at the loop after the name (``token[\w.-]*``), so
+        # they hold for every text naming a token; a second pass keeps those loops, for these rules
+        # and only on the texts the first named.
+        self.keyword_order = (self.named_value, *self.codex_keywords, *self.library_keywords)
+        self.keyword_refine = Prefilter([patterns[n] for n in self.keyword_order], word_loops=True)
         self.prefilter = Prefilter(patterns)
         self.every = frozenset(range(len(patterns)))
         self.shortest = min(_min_width(pattern) for pattern in patterns)

@@ -96,8 +96,9 @@ def _narrow(parsed: Any) -> bool:
 
 
 class _Translator:
-    def __init__(self, flags: int) -> None:
+    def __init__(self, flags: int, word_loops: bool = False) -> None:
         self.ascii = bool(flags & re.ASCII)
+        self.word_loops = word_loops
         self.groups: dict[int, str] = {}
 
     def best_piece(self, parsed: Any, icase: bool, dotall: bool) -> str:
@@ -183,7 +184,7 @@ class _Translator:
             except _Cut as cut:  # the body was cut: what is left is needed once, if at all
                 raise _Cut(f"(?:{cut.head})" if low else "") from None
             if high is sre.MAXREPEAT or high > COUNT_LIMIT:
-                if _narrow(sub):
+                if _narrow(sub) or (self.word_loops and _spaceless(sub)):
                     return f"(?:{body}){{{min(low, COUNT_LIMIT)},}}"
                 raise _Cut(f"(?:{body}){{{min(low, COUNT_LIMIT)}}}")
             return f"(?:{body}){{{low}}}" if high == low else f"(?:{body}){{{low},{high}}}"
@@ -238,11 +239,25 @@ class _Translator:
         return None  # \D, \W, \S: left to the caller (any character, or no subset)
 
 
-def to_re2(pattern: re.Pattern[str]) -> str | None:
+def _spaceless(parsed: Any) -> bool:
+    """A single character of a class without space: a loop over it ends where a word ends."""
+    if len(parsed) != 1 or parsed[0][0] is not sre.IN:
+        return False
+    items = parsed[0][1]
+    if items and items[0][0] is sre.NEGATE:
+        return any((o is sre.LITERAL and a == 32) or (o is sre.CATEGORY and a is sre.CATEGORY_SPACE) for o, a in items[1:])
+    return not any(
+        (o is sre.LITERAL and a == 32) or (o is sre.RANGE and a[0] <= 32 <= a[1]) or (o is not sre.LITERAL and o is not sre.RANGE
+        and not (o is sre.CATEGORY and a in (sre.CATEGORY_WORD, sre.CATEGORY_DIGIT)))
+        for o, a in items
+    )
+
+
+def to_re2(pattern: re.Pattern[str], word_loops: bool = False) -> str | None:
     """An RE2 pattern matching wherever ``pattern`` matches (and maybe elsewhere); None if there is none."""
     try:
         parsed = _parser.parse(pattern.pattern, pattern.flags & ~re.UNICODE)
-        body = _Translator(pattern.flags).best_piece(
+        body = _Translator(pattern.flags, word_loops).best_piece(
             parsed, bool(pattern.flags & re.IGNORECASE), bool(pattern.flags & re.DOTALL)
         )
     except (_Untranslatable, re.error, RecursionError):
@@ -253,7 +268,9 @@ def to_re2(pattern: re.Pattern[str]) -> str | None:
 class Prefilter:
     """One RE2 pass over a text telling which of ``patterns`` may match in it."""
 
-    def __init__(self, patterns: Sequence[re.Pattern[str]]) -> None:
+    def __init__(self, patterns: Sequence[re.Pattern[str]], word_loops: bool = False) -> None:
+        """``word_loops``: keep loops over classes without spaces (a closer filter, a larger DFA:
+        for a few patterns on few texts)."""
         options = re2.Options()
         options.max_mem = _MAX_MEM
         self._set = re2.Set.SearchSet(options)
@@ -262,7 +279,7 @@ class Prefilter:
         self.always: frozenset[int] = frozenset()
         always = set()
         for number, pattern in enumerate(patterns):
-            translated = to_re2(pattern)
+            translated = to_re2(pattern, word_loops)
             if translated is None:
                 always.add(number)
                 continue

@@ -37,6 +37,24 @@ def _strings(value: Any, depth: int = 0) -> Iterator[str]:
             yield from _strings(v, depth)
 
 
+def _collect_strings(value: Any, out: list[str], depth: int = 0) -> None:
+    """:func:`_strings` into ``out``, without a generator per value (ingest reads every record so)."""
+    if isinstance(value, str):
+        out.append(value)
+        if depth < 2 and value[:1] in "{[":
+            try:
+                inner = json.loads(value)
+            except ValueError:
+                return
+            _collect_strings(inner, out, depth + 1)
+    elif isinstance(value, dict):
+        for v in value.values():
+            _collect_strings(v, out, depth)
+    elif isinstance(value, list):
+        for v in value:
+            _collect_strings(v, out, depth)
+
+
 def _first_line(piece: str) -> str | None:
     for line in piece.split("\n"):
         line = line.strip()
@@ -71,7 +89,9 @@ def with_lines(transcript: Transcript, records: Sequence[dict[str, Any]], record
 
     def haystack(index: int) -> str:
         if index not in haystacks:
-            haystacks[index] = "\n".join(_strings(records[index]))
+            found: list[str] = []
+            _collect_strings(records[index], found)
+            haystacks[index] = "\n".join(found)
         return haystacks[index]
 
     items = []

@@ -90,7 +90,9 @@ def test_ingest_against_json_loads(scale: str, tmp_path: Path) -> None:
     )
 
 
-def test_phase_one_input_against_codex_serialisation() -> None:
+@pytest.mark.parametrize("scale", SCALES)
+def test_phase_one_input_against_codex_serialisation(scale: str) -> None:
+    """The same real files at both scales (so ``-m benchmark`` prints this row too)."""
     from mnemolog.adapters.token_report import token_report
 
     lines = []
