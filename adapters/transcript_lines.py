@@ -85,14 +85,23 @@ def with_lines(transcript: Transcript, records: Sequence[dict[str, Any]], record
     """The transcript with each item's ``line`` set where a record holds its text."""
     if not transcript.items or len(records) != len(record_lines):
         return transcript
-    haystacks: dict[int, str] = {}
+    outer: dict[int, str] = {}
+    whole: dict[int, str] = {}
 
-    def haystack(index: int) -> str:
-        if index not in haystacks:
+    def holds(index: int, probes: list[str]) -> bool:
+        # Probes hold no newline, so a probe is in the joined strings only within one of them: the
+        # record's own strings are looked at first, and JSON inside them is parsed only when needed.
+        if index not in outer:
             found: list[str] = []
+            _collect_strings(records[index], found, depth=2)
+            outer[index] = "\n".join(found)
+        if all(probe in outer[index] for probe in probes):
+            return True
+        if index not in whole:
+            found = []
             _collect_strings(records[index], found)
-            haystacks[index] = "\n".join(found)
-        return haystacks[index]
+            whole[index] = "\n".join(found)
+        return all(probe in whole[index] for probe in probes)
 
     items = []
     at = 0
@@ -101,7 +110,7 @@ def with_lines(transcript: Transcript, records: Sequence[dict[str, Any]], record
         found = None
         if probes:
             for index in range(at, min(len(records), at + LOOKAHEAD)):
-                if all(probe in haystack(index) for probe in probes):
+                if holds(index, probes):
                     found = index
                     break
         if found is None:
