@@ -27,7 +27,7 @@ import re
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterator
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 from mnemolog.adapters.redaction_prefilter import Prefilter
@@ -245,20 +245,24 @@ def _plausible_value(value: str) -> bool:
     return not _CODE_REFERENCE.match(value) and value.upper() != REDACTED.strip("[]")
 
 
-def _keyword_spans(text: str, lowered: str, may: frozenset[int]) -> Iterator[Span]:
+def _keyword_spans(text: str, lowered: Callable[[], str], may: frozenset[int]) -> Iterator[Span]:
     """Secrets under secret-sounding names, looked for only around those names (``may``: rules that may match)."""
     rules = _rules()
     if rules.keyword_hint not in may:
         return
-    refined = rules.keyword_refine.candidates(text)
-    if refined is not None:
-        may = may & frozenset(rules.keyword_order[n] for n in refined)
+    narrowed = set(may - rules.keywords)
+    for numbers, refine in rules.keyword_refine:
+        if may.isdisjoint(numbers):
+            continue
+        found = refine.candidates(text)
+        narrowed.update(numbers if found is None else (numbers[n] for n in found))
+    may = frozenset(narrowed) & may
     codex = [rule for number, rule in zip(rules.codex_keywords, _KEYWORD_RULES, strict=True) if number in may]
     named = rules.named_value in may
     library = [rule for number, rule in zip(rules.library_keywords, _library_keyword_rules(), strict=True) if number in may]
     if not (codex or named or library):
         return
-    for start, end in _keyword_windows(text, _KEYWORD_HINT, lowered):
+    for start, end in _keyword_windows(text, _KEYWORD_HINT, lowered()):
         window = text[start:end]
         for pattern, group in codex:
             for match in pattern.finditer(window):
@@ -277,12 +281,12 @@ def _keyword_spans(text: str, lowered: str, may: frozenset[int]) -> Iterator[Spa
                     yield start + a, start + b
 
 
-def _near_name_spans(text: str, lowered: str, may: frozenset[int]) -> Iterator[Span]:
+def _near_name_spans(text: str, lowered: Callable[[], str], may: frozenset[int]) -> Iterator[Span]:
     """detect-secrets' ``name = value`` rules, run around ``key``, ``pwd``, ``pass`` and ``token``."""
     rules = [rule for number, rule in zip(_rules().near_names, _library_assignment_rules(), strict=True) if number in may]
     if not rules:
         return
-    for start, end in _keyword_windows(text, _ASSIGNMENT_HINT, lowered):
+    for start, end in _keyword_windows(text, _ASSIGNMENT_HINT, lowered()):
         window = text[start:end]
         for pattern, lib_group in rules:
             for match in pattern.finditer(window):
@@ -323,8 +327,11 @@ class _Rules:
         # The keyword rules' first-pass forms stop at the loop after the name (``token[\w.-]*``), so
         # they hold for every text naming a token; a second pass keeps those loops, for these rules
         # and only on the texts the first named.
-        self.keyword_order = (self.named_value, *self.codex_keywords, *self.library_keywords)
-        self.keyword_refine = Prefilter([patterns[n] for n in self.keyword_order], word_loops=True)
+        # One set per group: together their DFA grows far larger than the three apart.
+        self.keyword_refine = tuple(
+            (group, Prefilter([patterns[n] for n in group], word_loops=True))
+            for group in ((self.named_value,), self.codex_keywords, self.library_keywords)
+        )
         self.prefilter = Prefilter(patterns)
         self.every = frozenset(range(len(patterns)))
         self.shortest = min(_min_width(pattern) for pattern in patterns)
@@ -392,7 +399,7 @@ def _find_spans(text: str) -> list[Span]:
                     spans.append(span)
     near_names = rules.near_hint in may and not may.isdisjoint(rules.near_names)
     if near_names or (rules.keyword_hint in may and not may.isdisjoint(rules.keywords)):
-        lowered = text.lower()  # one lower-cased copy for both keyword scans
+        lowered = cache(text.lower)  # one lower-cased copy for both keyword scans, made when needed
         spans.extend(_keyword_spans(text, lowered, may))
         if near_names:
             spans.extend(_near_name_spans(text, lowered, may))
