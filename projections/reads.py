@@ -48,6 +48,11 @@ def scope_filter(project: str | None, column: str = "scope") -> tuple[str, list[
     return f"{column} IN (?, 'global')", [project]
 
 
+def _json_list(value: str | None) -> list[Any]:
+    """A JSON list column (``[]`` and NULL without parsing: most rows hold no evidence or spans)."""
+    return json.loads(value) if value and value != "[]" else []
+
+
 def item_row(r: dict[str, Any]) -> ItemRow:
     """The one mapper from an items row (with ``use_count`` and ``last_used`` when joined) to an ItemRow."""
     return ItemRow(
@@ -57,8 +62,8 @@ def item_row(r: dict[str, Any]) -> ItemRow:
         task_group=r["task_group"] or "",
         title=r["title"] or "",
         text=r["text"] or "",
-        keywords=tuple(json.loads(r["keywords"] or "[]")),
-        evidence=tuple(UUID(e) for e in json.loads(r["evidence"] or "[]")),
+        keywords=tuple(_json_list(r["keywords"])),
+        evidence=tuple(UUID(e) for e in _json_list(r["evidence"])),
         trust=r["trust"],
         status=r["status"],
         valid_from=when(r["valid_from"]),
@@ -72,7 +77,7 @@ def item_row(r: dict[str, Any]) -> ItemRow:
         served_count=int(r.get("served_count") or 0),
         last_served=when(r.get("last_served")),
         context_tokens=r.get("context_tokens"),
-        spans=tuple(EvidenceSpan.model_validate(s) for s in json.loads(r.get("spans") or "[]")),
+        spans=tuple(EvidenceSpan.model_validate(s) for s in _json_list(r.get("spans"))),
     )
 
 
