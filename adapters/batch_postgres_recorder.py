@@ -25,7 +25,19 @@ class BatchPostgresApplicationRecorder(PostgresApplicationRecorder):
             id_type=SQL(self.datastore.originator_id_type),
         )
 
+    data_keys: Any = None  # the app's data keys: the keys sealed into these events are stored with them
+
+    def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
+        """Store the batch, and the data keys sealed into it in the same transaction."""
+        keys = self.data_keys.unsaved_keys() if self.data_keys is not None else []
+        ids = super().insert_events(stored_events, new_keys=keys, **kwargs)  # each retried attempt writes them
+        if keys:
+            self.data_keys.saved(keys)  # committed: only now are they no longer held
+        return ids
+
     def _insert_stored_events(self, curs: Any, stored_events: Sequence[StoredEvent], **kwargs: Any) -> None:
+        if kwargs.get("new_keys"):
+            self.data_keys.store_keys(kwargs["new_keys"], curs)  # keys and events commit together
         self._lock_table(curs)
         self._notify_channel(curs)
         curs.execute(
