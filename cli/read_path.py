@@ -12,7 +12,6 @@ from pathlib import Path
 from mnemolog.adapters.bootstrap import Store
 from mnemolog.adapters.tokens import CachedTokenizer, count_tokens
 from mnemolog.domain.services import injections, read
-from mnemolog.projections.rendered_folder import folder_files
 from mnemolog.prompts import load_prompt, render
 
 
@@ -66,6 +65,9 @@ def context_for(
 
 def memory_folder(store: Store, project: str) -> dict[str, str]:
     """The memory folder's files as rendered for ``project`` (relative path -> text; never the folder on disk)."""
+    # the renderer: not imported for context
+    from mnemolog.projections.rendered_folder import folder_files
+
     return folder_files(store.reads(), store.matcher(), count_tokens, project)
 
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
-from mnemolog.domain.consolidation import SelectedInput
 from mnemolog.domain.evidence_spans import EvidenceSpan
 from mnemolog.domain.plan import GLOBAL_SCOPE
 from mnemolog.domain.reads import (
@@ -32,6 +31,9 @@ from mnemolog.projections.folder_model import FolderModel, FolderSession
 from mnemolog.projections.schema import table
 from mnemolog.projections.search import search_rows
 from mnemolog.projections.view_store import MemoryView
+
+if TYPE_CHECKING:
+    from mnemolog.domain.consolidation import SelectedInput
 
 LIVE = "deleted = 0 AND pruned = 0 AND mode = 'enabled' AND extraction_status = 'extracted'"
 
@@ -359,6 +361,9 @@ class ViewReads:
     # consolidations -----------------------------------------------------------
     def last_completed_selection(self) -> tuple[SelectedInput, ...]:
         """The selection of the last completed consolidation."""
+        # the aggregate's module: only phase 2 asks
+        from mnemolog.domain.consolidation import SelectedInput
+
         row = self.query(
             f"SELECT selection FROM {table('consolidations')} WHERE status = 'completed' ORDER BY ended_at DESC, id DESC LIMIT 1"
         )
@@ -457,8 +462,8 @@ class ViewReads:
     def folder_model(self, project: str | None = None) -> FolderModel:
         """Everything the Markdown folder renders, read from the tables."""
         cond, params = scope_filter(project, "i.scope")
-        item_rows = self.query(f"{_WITH_USAGE} WHERE i.status = 'active' AND {cond} ORDER BY i.id", params)
-        items = tuple(item_row(r) for r in item_rows)
+        with self.view.reading() as sql:  # row by row: the rows' dicts are never all held with the items
+            items = tuple(item_row(r) for r in sql.each(f"{_WITH_USAGE} WHERE i.status = 'active' AND {cond} ORDER BY i.id", params))
         session_cond = "1 = 1" if project is None else "scope = ?"
         session_rows = self.query(
             f"SELECT * FROM {table('sessions')} WHERE {LIVE} AND {session_cond} ORDER BY native_id",

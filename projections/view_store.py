@@ -19,7 +19,6 @@ from typing import Any, Protocol
 from eventsourcing.persistence import IntegrityError, OperationalError, Tracking
 from eventsourcing.sqlite import SQLiteDatastore, SQLiteTrackingRecorder
 from mnemolog.domain.application import MnemologApp
-from mnemolog.projections.memory_view import apply_event
 from mnemolog.projections.schema import (
     SCHEMA_TABLE,
     create_statements,
@@ -76,6 +75,9 @@ class ViewMixin:
     def apply(self, batch: Sequence[tuple[Any, Tracking]]) -> None:
         if not batch:
             return
+        # every event class: imported only when there are events to apply
+        from mnemolog.projections.memory_view import apply_event
+
         with self.datastore.transaction(commit=True) as cursor:
             sql = Sql(cursor, self.dialect, self.count_tokens)
             for domain_event, _ in batch:
