@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mnemolog.adapters.bootstrap import Store
-from mnemolog.adapters.tokens import CachedTokenizer, count_tokens
+from mnemolog.adapters.tokens import CachedTokenizer
 from mnemolog.domain.services import injections, read
 from mnemolog.prompts import load_prompt, render
 
@@ -68,7 +68,7 @@ def memory_folder(store: Store, project: str) -> dict[str, str]:
     # the renderer: not imported for context
     from mnemolog.projections.rendered_folder import folder_files
 
-    return folder_files(store.reads(), store.matcher(), count_tokens, project)
+    return folder_files(store.reads(), store.matcher(), tokenizer(store).count, project)  # a summary counted before: no tokenizer
 
 
 def context_preview(store: Store, project: str, budget: int | None = None, agent: str | None = None) -> read.Context:
