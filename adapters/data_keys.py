@@ -299,6 +299,14 @@ class PostgresKeys(AesGcmKeys):
 
     _ADD_ALL = f"INSERT INTO {KEY_TABLE} (subject, key_id, key) SELECT * FROM unnest(%s::text[], %s::text[], %s::bytea[])"
 
+    def insert_statement(self) -> str:
+        """The INSERT of (subjects, key ids, keys) arrays, for a recorder to run in the events' statement."""
+        return self._ADD_ALL
+
+    def ensure_table(self) -> None:
+        """The key table exists (made on first use)."""
+        self._db()
+
     def _add_all(self, keys: list[tuple[str, str, bytes]], cursor: Any = None) -> None:
         subjects, ids, blobs = ([row[n] for row in keys] for n in range(3))
         if cursor is not None:  # the events' transaction: the keys commit with them, or not at all
