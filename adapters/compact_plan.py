@@ -4,7 +4,7 @@ The full ``ConsolidationPlan`` asks eleven fields of every edit (strict JSON
 schemas make each one required). A small model given that schema writes long
 answers and loops; this one asks for the fields a decision needs: what to do
 (``op``), to which item (``target``, a handle), what the item says (``kind``,
-``scope``, ``title``, ``text``), on what evidence, and why. Code fills the rest:
+``scope``, ``title``, ``text``; a skill's ``steps``), on what evidence, and why. Code fills the rest:
 the task group from the scope, keywords from the title, no validity date (an
 invalidation takes effect at the run).
 """
@@ -15,6 +15,7 @@ import re
 from typing import Literal
 
 from mnemolog.domain.plan import ConsolidationPlan, Edit, ItemKindName
+from mnemolog.domain.skill import Skill, SkillStep, slug
 from pydantic import BaseModel, ConfigDict, Field
 
 _WORD = re.compile(r"[A-Za-z0-9_.-]{3,}")
@@ -33,6 +34,7 @@ class CompactEdit(BaseModel):
     text: str
     evidence: list[str] = Field(description="Session ids and note ids copied from the input.")
     reason: str
+    steps: list[str] = Field(description="For kind skill: its commands in order (the title is its name); [] otherwise.")
 
 
 class CompactPlan(BaseModel):
@@ -62,10 +64,19 @@ def to_plan(compact: CompactPlan) -> ConsolidationPlan:
                 keywords=tuple(dict.fromkeys(w.lower() for w in _WORD.findall(e.title)))[:6],
                 evidence=tuple(e.evidence),
                 reason=e.reason,
+                skill=_skill(e),
             )
             for e in compact.edits
         )
     )
+
+
+def _skill(edit: CompactEdit) -> Skill | None:
+    """A skill edit's steps; its name is its title as a slug (a revise keeps the skill's own name)."""
+    steps = tuple(SkillStep(command=" ".join(s.split())) for s in edit.steps if s.strip())
+    if edit.kind != ItemKindName.SKILL or not steps:
+        return None
+    return Skill(name=slug(edit.title or edit.text), steps=steps)
 
 
 def from_plan(plan: ConsolidationPlan) -> CompactPlan:
@@ -75,6 +86,7 @@ def from_plan(plan: ConsolidationPlan) -> CompactPlan:
             CompactEdit(
                 op=e.op, target=e.target, kind=e.kind, scope=e.scope, title=e.title, text=e.text,
                 evidence=list(e.evidence), reason=e.reason,
+                steps=[s.command or s.action for s in e.skill.steps] if e.skill is not None else [],
             )
             for e in plan.edits
         ]

@@ -16,6 +16,9 @@ model would answer), without a network. ``HeuristicConsolidator``
   `make serve` fail and another command work, or the user said "use X
   instead of `make serve`"; when both sessions arrive in one run, the stale
   fact is not added at all;
+- learns skills from the raw memories' ``Procedure:`` sections, and
+  revises or invalidates them as later sessions fail at their steps (the
+  rule is in ``heuristic_skills``);
 - applies the user's notes: a ``remember`` note becomes an item (a preference
   unless it obviously states a failure or a fact) citing the note's id as its
   evidence; a ``correct`` note revises the item it is about (the item of the
@@ -33,6 +36,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
+from mnemolog.adapters.heuristic_skills import is_skill_note, skill_edits
 from mnemolog.domain.extraction import TokenUsage
 from mnemolog.domain.plan import GLOBAL_SCOPE, ConsolidationPlan, Edit, ItemKindName
 from mnemolog.domain.ports import (
@@ -46,8 +50,9 @@ from mnemolog.domain.ports import (
 __all__ = ["HeuristicConsolidator", "normalise", "parse_raw_memory"]
 
 _CONSOLIDATION_VERSION = (
-    "mnemolog-heuristic-consolidation-v3: task per input, bullets merged by normalised text, "
-    "user-wide preferences global, replaced commands invalidated, notes applied as evidence"
+    "mnemolog-heuristic-consolidation-v4: task per input, bullets merged by normalised text, "
+    "user-wide preferences global, replaced commands invalidated, notes applied as evidence, "
+    "skills from procedures that succeeded in two sessions (revised and invalidated by later ones)"
 )
 
 _USER_WIDE = re.compile(
@@ -173,8 +178,8 @@ def parse_raw_memory(raw: str) -> ParsedMemory:
         heading = stripped.rstrip(":").strip().lower()
         if stripped.endswith(":") and heading in _SECTIONS:
             section = _SECTIONS[heading]
-        elif stripped.endswith(":") and heading == "references":
-            section = None
+        elif stripped.endswith(":") and heading in ("references", "procedure"):
+            section = None  # the procedure's steps are read by heuristic_skills.parse_procedure
         elif section is not None and stripped[:2] in ("- ", "* "):
             text = stripped[2:].strip()
             if text and normalise(text) not in ("none", "n a"):
@@ -371,6 +376,10 @@ class HeuristicConsolidator:
                 matched.add(item.handle)
                 edits.append(_invalidation(item, replaced))
 
+        skills = self._skills(request, removed)
+        matched.update(edit.target for edit in skills if edit.target)
+        edits += skills
+
         note_edits, corrected = self._notes(request, items, by_text, matched, removed)
         # A correction replaces whatever else this plan would do to the item it corrects.
         edits = [edit for edit in edits if edit.target not in corrected] + note_edits
@@ -438,6 +447,18 @@ class HeuristicConsolidator:
         return tasks, facts, replacements
 
     @staticmethod
+    def _skills(request: ConsolidationRequest, removed: set[str]) -> list[Edit]:
+        """The skill rule's edits (``heuristic_skills``): skills learnt, revised or ended by the sessions' procedures."""
+        groups: dict[str, str] = {}
+        titles: dict[str, str] = {}
+        for entry in request.inputs:
+            parsed = parse_raw_memory(entry.raw_memory)
+            groups[entry.session_id] = parsed.front_matter.get("task_group") or _group_of(entry.scope)
+            titles[entry.session_id] = _clip(front_title(parsed), 120)
+        note_text = {note.note_id: _note_text(note.text) for note in request.notes}
+        return skill_edits(request.inputs, request.items, request.notes, removed, groups, titles, note_text)
+
+    @staticmethod
     def _notes(
         request: ConsolidationRequest,
         items: list[ItemForModel],
@@ -454,7 +475,7 @@ class HeuristicConsolidator:
             if not key:
                 continue
             if note.intent == "remember":
-                if key not in by_text:
+                if key not in by_text and not is_skill_note(text):  # a skill note is the skill rule's
                     edits.append(_note_item(note, text))
             elif note.intent == "correct":
                 target = _corrected_item(text, note.scope or GLOBAL_SCOPE, items, removed, corrected)

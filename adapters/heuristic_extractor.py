@@ -24,6 +24,11 @@ its rules lean towards keeping too little rather than something false:
   different command, or the setup step (install, config) after which the
   same command passed; a failure fixed by simply running it again (after
   code edits) is not reusable and is left out;
+- the procedure: every shell command that is neither trivial nor version
+  control bookkeeping (``git ...``), in the order it ran, normalised (no
+  ``cd DIR &&``, no output plumbing, the session's folder written as ``.``)
+  with its outcome (``ok``, or ``failed`` with the exit code and the error
+  line), so phase 2 can compare sessions and learn skills from them;
 - keywords from the commands, error names and files of the session;
 - a rollout summary that says what was done: the requests, the commands
   that passed, the files changed, what was fixed, the outcome.
@@ -46,11 +51,12 @@ from typing import Any
 from mnemolog.domain.extraction import ExtractionAnswer, StageOneOutput, TokenUsage
 from mnemolog.domain.transcript import ItemKind, Transcript, TranscriptItem
 
-__all__ = ["HEURISTIC_VERSION", "HeuristicExtractor", "is_trivial_command", "normalise_command"]
+__all__ = ["HEURISTIC_VERSION", "PROCEDURE_HEADING", "HeuristicExtractor", "is_trivial_command", "normalise_command", "procedure_command"]
 
 HEURISTIC_VERSION = (
-    "mnemolog-heuristic-v2: typed directives (user-wide marked), shell commands only, "
-    "no trivial commands, fixes that differ from the failure, summaries of what was done"
+    "mnemolog-heuristic-v3: typed directives (user-wide marked), shell commands only, "
+    "no trivial commands, fixes that differ from the failure, summaries of what was done, "
+    "the procedure (shell commands in order with their outcome)"
 )
 
 # ------------------------------------------------------------------ preferences
@@ -432,6 +438,40 @@ def _exit(command: _Command) -> str:
 # ------------------------------------------------------------------ findings
 
 
+# ------------------------------------------------------------------ the procedure
+
+PROCEDURE_HEADING = "Procedure"
+_MAX_PROCEDURE_STEPS = 30
+_VCS = re.compile(r"^(git|gh|hg|svn|jj)\b")
+
+
+def procedure_command(command: str, cwd: str | None) -> str:
+    """A command as procedures compare it: normalised, the session's own folder written as ``.``."""
+    text = normalise_command(command)
+    folder = (cwd or "").rstrip("/")
+    if len(folder) > 1:
+        text = text.replace(folder + "/", "").replace(folder, ".")
+    return text.strip()
+
+
+def _procedure(commands: Sequence[_Command], cwd: str | None) -> list[str]:
+    """The procedure lines: each real command in order, with ``ok`` or how it failed."""
+    lines: list[str] = []
+    for command in commands:
+        text = procedure_command(command.command, cwd)
+        if not text or "`" in text or command.trivial or _VCS.match(text):
+            continue
+        if not command.failed:
+            outcome = "ok"
+        else:
+            detail = f"exit {command.exit_code}" if command.exit_code is not None else "error"
+            outcome = f"failed ({detail}: {command.error})" if command.error else f"failed ({detail})"
+        line = f"`{text}` -> {outcome}"
+        if not lines or lines[-1] != line:  # the same command run again with the same outcome is one step
+            lines.append(line)
+    return lines[:_MAX_PROCEDURE_STEPS]
+
+
 @dataclass
 class _Findings:
     directives: list[str] = field(default_factory=list)
@@ -443,11 +483,13 @@ class _Findings:
     files: list[str] = field(default_factory=list)
     references: list[str] = field(default_factory=list)
     keywords: list[str] = field(default_factory=list)
+    procedure: list[str] = field(default_factory=list)
     outcome: str = "uncertain"
 
     @property
     def empty(self) -> bool:
-        return not (self.directives or self.knowledge or self.failures)
+        steps_ok = sum(1 for line in self.procedure if line.endswith("-> ok"))
+        return not (self.directives or self.knowledge or self.failures or steps_ok >= 2)
 
 
 def _analyse(transcript: Transcript) -> _Findings:
@@ -477,6 +519,7 @@ def _analyse(transcript: Transcript) -> _Findings:
         if command.failed or _BUILD_TEST.search(command.command):
             findings.references.append(f"`{command.command}`")
     findings.files = _changed_files(transcript.items)
+    findings.procedure = _procedure(commands, transcript.meta.cwd)
     findings.knowledge = list(dict.fromkeys(findings.knowledge))[:_MAX_BULLETS]
     findings.failures = list(dict.fromkeys(findings.failures))[:_MAX_BULLETS]
     findings.passed = list(dict.fromkeys(findings.passed))
@@ -607,6 +650,7 @@ def _raw_memory(transcript: Transcript, task: str, findings: _Findings) -> str:
         *_bullets("Preference signals", findings.directives),
         *_bullets("Reusable knowledge", findings.knowledge),
         *_bullets("Failures and how to do differently", findings.failures),
+        *_bullets(PROCEDURE_HEADING, findings.procedure),
         *_bullets("References", [f"session {transcript.meta.native_id}", *findings.references]),
     ]
     return "\n".join(lines).rstrip() + "\n"

@@ -374,8 +374,22 @@ def _format_item(item: ItemForModel) -> str:
             f"keywords: {', '.join(item.keywords)}",
             f"evidence: {', '.join(item.evidence)}",
             f"text: {item.text}",
+            *_skill_lines(item),
         ]
     )
+
+
+def _skill_lines(item: ItemForModel) -> list[str]:
+    """A skill's name, steps and what it relies on (the model revises them with the full list)."""
+    if item.skill is None:
+        return []
+    lines = [f"skill name: {item.skill.name}", "steps:"]
+    for number, step in enumerate(item.skill.steps, start=1):
+        parts = [f"`{step.command}`" if step.command else "", step.action]
+        lines.append(f"{number}. " + " - ".join(part for part in parts if part))
+    if item.skill.relies_on:
+        lines.append(f"relies on: {', '.join(item.skill.relies_on)}")
+    return lines
 
 
 def _format_input(entry: InputForModel, *, with_raw_memory: bool = True) -> str:

@@ -48,11 +48,33 @@ def _item_prefix(s: Any, target: str) -> UUID | None:
         raise
 
 
+def steps_line(skill: dict[str, Any]) -> str:
+    """A skill's name and steps on one line: ``name: 1. `a`; 2. `b` ...``."""
+    steps = [
+        " - ".join(part for part in (f"`{s['command']}`" if s["command"] else "", s["action"]) if part)
+        for s in skill["steps"]
+    ]
+    return f"{skill['name']}: " + "; ".join(f"{n}. {step}" for n, step in enumerate(steps, start=1))
+
+
+def _print_change(entry: dict[str, Any]) -> None:
+    """An edit's text (and a skill's steps) before and after."""
+    for side, label in (("before", "before:"), ("after", "after: ")):
+        state = entry.get(side)
+        if not state:
+            continue
+        console.print(f"      {label} {state['text']}", highlight=False, markup=False)
+        if state.get("skill"):
+            console.print(f"      {label} steps {steps_line(state['skill'])}", highlight=False, markup=False)
+
+
 def _print_story(story: dict[str, Any]) -> None:
     ids = _agent_ids(story)
     now = story["now"]
     console.print(f"item {story['item']} ({story['kind']}, scope {story['scope']}): {now['status']}, trust {now['trust']}", highlight=False, markup=False)
     console.print(f"  {now['title'] or ''} {now['text'] or ''}".rstrip(), highlight=False, markup=False)
+    if now.get("skill"):
+        console.print(f"  skill {steps_line(now['skill'])}", highlight=False, markup=False)
     for session in story["sessions"]:
         console.print(
             f"  from {session.get('agent', '?')} session {session.get('native_id', session['session'])} "
@@ -81,10 +103,7 @@ def _print_story(story: dict[str, Any]) -> None:
         elif entry.get("tombstone"):
             line += f" {entry['tombstone']}"
         console.print(line, highlight=False, markup=False)
-        if entry.get("before"):
-            console.print(f"      before: {entry['before']['text']}", highlight=False, markup=False)
-        if entry.get("after"):
-            console.print(f"      after:  {entry['after']['text']}", highlight=False, markup=False)
+        _print_change(entry)
     cites = story["citations"]
     console.print(f"  cited {cites['count']} time(s){', last ' + cites['last'] if cites['last'] else ''}", highlight=False, markup=False)
 
@@ -146,10 +165,7 @@ def _print_audit(report: dict[str, Any]) -> None:
             console.print(f"    {name} {ids.get(session, session)}", highlight=False, markup=False)
     for edit in report["edits"]:
         console.print(f"  {edit['op']} item {edit['item']} by {edit['by']}: {_with_agent_ids(edit['reason'], ids)}", highlight=False, markup=False)
-        if edit["before"]:
-            console.print(f"      before: {edit['before']['text']}", highlight=False, markup=False)
-        if edit["after"]:
-            console.print(f"      after:  {edit['after']['text']}", highlight=False, markup=False)
+        _print_change(edit)
     for override in report["overrides"]:
         subject = f"item {override['item_id']}" if override.get("item_id") else override.get("edit", "")
         console.print(f"  code {override['action']} {subject}: {override['reason']}", highlight=False, markup=False)

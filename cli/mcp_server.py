@@ -174,7 +174,7 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
         session_id: str | None = None,
     ) -> str:
         """A file of this project's memory folder (memory_summary.md, MEMORY.md, raw_memories.md,
-        rollout_summaries/<file>.md), whole or lines start_line..end_line (numbered, for citations).
+        rollout_summaries/<file>.md, skills/<name>/SKILL.md), whole or lines start_line..end_line (numbered, for citations).
         session_id: your session's id, if you know it (recorded with what was served)."""
         project = await resolver.project(ctx)
         s = store()

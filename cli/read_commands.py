@@ -116,6 +116,19 @@ def search(
         console.print(f"    {body[:300]}", highlight=False, markup=False, soft_wrap=True)
 
 
+def _skill_lines(skill: dict[str, Any] | None) -> list[str]:
+    """A skill's name, numbered steps and what it relies on, as show prints them."""
+    if not skill:
+        return []
+    lines = [f"skill     {skill['name']}   (skills/{skill['name']}/SKILL.md)"]
+    for number, step in enumerate(skill["steps"], start=1):
+        parts = [f"`{step['command']}`" if step["command"] else "", step["action"]]
+        lines.append(f"  {number}. " + " - ".join(part for part in parts if part))
+    if skill["relies_on"]:
+        lines.append("relies on " + ", ".join(skill["relies_on"]))
+    return [*lines, ""]
+
+
 def show(
     item: str = typer.Argument(..., help="An item id or a unique prefix of one (as list and search print it), or [item:<id>]."),
     cwd: Path | None = CWD,
@@ -147,6 +160,7 @@ def show(
         "",
         data["text"] or "(no text: the item is not current; `mnemolog explain` reads its history)",
         "",
+        *_skill_lines(data.get("skill")),
         f"evidence ({len(data['evidence'])} sessions in this project"
         + (f", {data['evidence_in_other_projects']} elsewhere" if data["evidence_in_other_projects"] else "")
         + ")",

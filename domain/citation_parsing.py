@@ -13,7 +13,9 @@ Codex agents end a reply that used memory with a block such as::
 
 Older builds wrote ``<thread_ids>`` instead of ``<rollout_ids>``. mnemolog's own
 memory folder marks every bullet with ``[item:<uuid>]``; an agent that quotes
-those markers cites items directly (see :func:`parse_item_ids`).
+those markers cites items directly (see :func:`parse_item_ids`). An entry
+naming a skill's file (``skills/<name>/SKILL.md``, with or without lines) cites
+that skill (see :func:`skill_file`).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ _ITEM_ID = re.compile(
     re.IGNORECASE,
 )
 _NOTE_MARK = "|note=["
+_SKILL_PATH = re.compile(r"(?:^|/)(skills/([a-z0-9]+(?:-[a-z0-9]+)*)/SKILL\.md)$")
 
 
 @dataclass(frozen=True)
@@ -175,6 +178,15 @@ def _as_int(value: Any) -> int | None:
     if isinstance(value, int):
         return value
     return None
+
+
+def skill_file(path: str) -> str | None:
+    """The folder-relative ``skills/<name>/SKILL.md`` a cited path names (however it is prefixed), or None.
+
+    A skill is one file: citing it, or any of its lines, is a use of the skill.
+    """
+    match = _SKILL_PATH.search(path.strip().replace("\\", "/"))
+    return match.group(1) if match else None
 
 
 def parse_item_ids(text: str) -> list[str]:

@@ -18,7 +18,8 @@ class StageOneOutput(BaseModel):
     raw_memory: str = Field(
         description="Front matter (description, task, task_group, task_outcome, cwd, keywords) "
         "then '### Task n' blocks with Preference signals, Reusable knowledge, "
-        "Failures and how to do differently, References."
+        "Failures and how to do differently, Procedure (the shell commands run, in order, "
+        "each '- `command` -> ok' or '- `command` -> failed (exit N: error line)'), References."
     )
 
     @property

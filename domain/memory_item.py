@@ -10,6 +10,7 @@ from uuid import UUID
 from eventsourcing.domain import event
 from mnemolog.domain.events import EventSourced
 from mnemolog.domain.evidence_spans import EvidenceSpan
+from mnemolog.domain.skill import SKILL_SEALED, Skill, map_texts
 
 
 class ItemStatus(StrEnum):
@@ -43,7 +44,9 @@ class MemoryItem(EventSourced):
     class Added(EventSourced.Created):
         """A consolidation (or a user) added the item."""
 
-        sealed: ClassVar[tuple[str, ...]] = ("task_group", "title", "text", "keywords.*", "reason", "spans.*.quote")
+        sealed: ClassVar[tuple[str, ...]] = (
+            "task_group", "title", "text", "keywords.*", "reason", "spans.*.quote", *SKILL_SEALED
+        )
         kind: str
         scope: str
         task_group: str
@@ -57,11 +60,12 @@ class MemoryItem(EventSourced):
         trust: Trust = Trust.PROPOSED
         by: EditedBy = EditedBy.MODEL
         spans: tuple[EvidenceSpan, ...] = ()  # where in its sessions the text is supported
+        skill: Skill | None = None  # a skill's name, steps and what it relies on (its text: the description)
 
     class Revised(EventSourced.Event):
         """The item's text, keywords or evidence changed."""
 
-        sealed: ClassVar[tuple[str, ...]] = ("title", "text", "keywords.*", "reason", "spans.*.quote")
+        sealed: ClassVar[tuple[str, ...]] = ("title", "text", "keywords.*", "reason", "spans.*.quote", *SKILL_SEALED)
         title: str
         text: str
         keywords: tuple[str, ...]
@@ -71,6 +75,7 @@ class MemoryItem(EventSourced):
         reason: str
         by: EditedBy = EditedBy.MODEL
         spans: tuple[EvidenceSpan, ...] | None = None  # None: the spans stay as they were
+        skill: Skill | None = None  # None: the skill's steps stay as they were
 
         def apply(self, aggregate: Any) -> None:
             """Replace the content."""
@@ -82,6 +87,8 @@ class MemoryItem(EventSourced):
                 aggregate.valid_from = self.valid_from
             if self.spans is not None:
                 aggregate.spans = self.spans
+            if self.skill is not None:
+                aggregate.skill = self.skill
 
     class Retired(EventSourced.Event):
         """Withdrawn: it should not be memory (or its evidence is gone)."""
@@ -178,12 +185,13 @@ class MemoryItem(EventSourced):
     class Rerecorded(EventSourced.Event):
         """The item's current texts, recorded again under a new data key (an erase destroyed the old keys)."""
 
-        sealed: ClassVar[tuple[str, ...]] = ("task_group", "title", "text", "keywords.*", "spans.*.quote")
+        sealed: ClassVar[tuple[str, ...]] = ("task_group", "title", "text", "keywords.*", "spans.*.quote", *SKILL_SEALED)
         task_group: str
         title: str
         text: str
         keywords: tuple[str, ...]
         spans: tuple[EvidenceSpan, ...] = ()
+        skill: Skill | None = None
 
         def apply(self, aggregate: Any) -> None:
             """The texts as they stood when re-recorded."""
@@ -192,6 +200,8 @@ class MemoryItem(EventSourced):
             aggregate.text = self.text
             aggregate.keywords = self.keywords
             aggregate.spans = self.spans
+            if self.skill is not None:
+                aggregate.skill = self.skill
 
     @event(Added)
     def __init__(
@@ -209,8 +219,10 @@ class MemoryItem(EventSourced):
         trust: Trust = Trust.PROPOSED,
         by: EditedBy = EditedBy.MODEL,
         spans: tuple[EvidenceSpan, ...] = (),
+        skill: Skill | None = None,
     ) -> None:
         self.spans = spans
+        self.skill = skill
         self.kind = kind
         self.scope = scope
         self.task_group = task_group
@@ -272,6 +284,7 @@ class MemoryItem(EventSourced):
             text=cut(self.text),
             keywords=tuple(cut(k) for k in self.keywords),
             spans=tuple(s for s in self.spans if not matcher.contains(s.quote, None)),  # a quote of the value goes whole
+            skill=map_texts(getattr(self, "skill", None), cut),
         )
 
     def review(self, verdict: Trust, reviewer: str, note: str = "") -> None:

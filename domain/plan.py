@@ -10,6 +10,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Literal
 
+from mnemolog.domain.skill import Skill
 from pydantic import BaseModel, ConfigDict, Field
 
 
@@ -46,6 +47,10 @@ class Edit(BaseModel):
     evidence: tuple[str, ...] = Field(default=(), description="Session ids that support the edit.")
     valid_from: datetime | None = None
     reason: str = ""
+    skill: Skill | None = Field(
+        default=None,
+        description="For kind 'skill': its name, ordered steps and what it relies on; the text says when to use it.",
+    )
 
 
 class ConsolidationPlan(BaseModel):

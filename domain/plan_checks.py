@@ -5,7 +5,9 @@ unknown handle, edits an item twice, cites no evidence or cites sessions that
 were not selected is dropped with its reason while the rest of the plan still
 applies. What must never pass refuses the whole plan: a tombstoned value, or a
 scope violation (evidence of another project, a note of another scope, a global
-item without cross-project evidence). Separately, code retires items the model
+item without cross-project evidence). A skill edit is checked like any other,
+and is dropped when it brings no valid skill (a name that is a folder-safe slug,
+at least two steps) or a name another active skill of its scope already has. Separately, code retires items the model
 kept although all their evidence is gone, or that carry a forgotten value.
 
 Evidence is sessions and notes: a plan may cite a selected session, or a
@@ -26,6 +28,7 @@ from mnemolog.domain.consolidation import Override
 from mnemolog.domain.holes import has_hole
 from mnemolog.domain.plan import GLOBAL_SCOPE, ConsolidationPlan, Edit, ItemKindName
 from mnemolog.domain.reads import ItemRow
+from mnemolog.domain.skill import Skill, skill_problem, skill_texts
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher
 
 
@@ -157,14 +160,22 @@ def screen_plan(
     note_scopes: Mapping[UUID, str],
     matcher: TombstoneMatcher,
 ) -> ScreenedPlan:
-    """Check every edit on its own: drop what cannot apply, refuse the plan for what must never pass."""
+    """Check every edit on its own: drop what cannot apply, refuse the plan for what must never pass.
+
+    Skill edits (an add of kind ``skill``, a revise of a skill) also need a
+    valid skill (``domain.skill.skill_problem``: a slug name, two steps or
+    more) whose name no other active skill of the scope, and no earlier edit
+    of this plan, holds; a revise keeps its skill's name.
+    """
     applicable, dropped = _applicable(plan, handles)
     kept: list[Edit] = []
     refusals: list[Override] = []
+    names = _SkillNames(handles)
     for index, edit in applicable:
         target = handles.get(edit.target or "") if edit.op != "add" else None
-        found = _edit_problem(edit, target, selected_scopes, note_scopes, matcher)
+        found = _edit_problem(edit, target, selected_scopes, note_scopes, matcher) or names.problem(edit, target)
         if found is None:
+            names.claim(edit, target)
             kept.append(edit)
             continue
         item_id = target.item_id if target is not None else None
@@ -172,6 +183,50 @@ def screen_plan(
         (dropped if found[0] == "drop" else refusals).append(override)
     dropped.sort(key=lambda o: _position(o.edit))
     return ScreenedPlan(plan.model_copy(update={"edits": tuple(kept)}), tuple(dropped), tuple(refusals))
+
+
+class _SkillNames:
+    """The skill names each scope holds, so a plan cannot give two active skills of one scope the same folder."""
+
+    def __init__(self, handles: Mapping[str, ItemRow]) -> None:
+        self.taken: dict[tuple[str, str], str] = {}  # (scope, name) -> the handle holding it ("" for a new one)
+        for handle, item in handles.items():
+            if item.kind == ItemKindName.SKILL and item.skill is not None and item.status == "active":
+                self.taken[(item.scope, item.skill.name)] = handle
+
+    @staticmethod
+    def _skill_of(edit: Edit, target: ItemRow | None) -> tuple[bool, Skill | None, str]:
+        """Whether the edit makes or changes a skill, the skill it leaves, and its scope."""
+        if edit.op == "add":
+            return edit.kind == ItemKindName.SKILL, edit.skill, edit.scope
+        if edit.op == "revise" and target is not None and target.kind == ItemKindName.SKILL:
+            if edit.skill is not None and target.skill is not None:  # a revise keeps the skill's name
+                return True, edit.skill.model_copy(update={"name": target.skill.name}), target.scope
+            return True, edit.skill or target.skill, target.scope
+        return False, None, edit.scope
+
+    def problem(self, edit: Edit, target: ItemRow | None) -> tuple[Severity, str] | None:
+        """Why a skill edit cannot apply: no valid skill (a name, two steps), or a name its scope already uses."""
+        is_skill, skill, scope = self._skill_of(edit, target)
+        if not is_skill:
+            return None
+        found = skill_problem(skill)
+        if found is not None:
+            return "drop", found
+        assert skill is not None
+        holder = self.taken.get((scope, skill.name))
+        if holder is not None and (edit.op == "add" or holder != edit.target):
+            return "drop", f"the skill name {skill.name!r} is already used in scope {scope}"
+        return None
+
+    def claim(self, edit: Edit, target: ItemRow | None) -> None:
+        """Record the name an applied skill edit holds from now on."""
+        is_skill, skill, scope = self._skill_of(edit, target)
+        if not is_skill or skill is None:
+            return
+        if target is not None and target.skill is not None and target.skill.name != skill.name:
+            self.taken.pop((scope, target.skill.name), None)
+        self.taken[(scope, skill.name)] = edit.target or "+"  # "+": added by this plan
 
 
 def _position(description: str) -> int:
@@ -214,7 +269,8 @@ def _applicable(plan: ConsolidationPlan, handles: Mapping[str, ItemRow]) -> tupl
 
 
 def _holed(item: ItemRow | Edit) -> bool:
-    return any(has_hole(text) for text in (item.title, item.text, item.task_group, *item.keywords))
+    texts = (item.title, item.text, item.task_group, *item.keywords, *skill_texts(item.skill))
+    return any(has_hole(text) for text in texts)
 
 
 def holed_edits(plan: ConsolidationPlan, handles: Mapping[str, ItemRow]) -> tuple[ConsolidationPlan, list[Override]]:

@@ -11,6 +11,7 @@ from uuid import UUID
 
 from mnemolog.domain.extraction import ExtractionAnswer, TokenUsage
 from mnemolog.domain.plan import ConsolidationPlan
+from mnemolog.domain.skill import Skill
 from mnemolog.domain.transcript import Transcript
 
 
@@ -44,6 +45,7 @@ class ItemForModel:
     text: str
     keywords: tuple[str, ...]
     evidence: tuple[str, ...]
+    skill: Skill | None = None  # a skill's name, steps and what it relies on
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from uuid import UUID
 
 from mnemolog.domain.evidence_spans import EvidenceSpan
 from mnemolog.domain.selection import Candidate
+from mnemolog.domain.skill import Skill
 from mnemolog.domain.tombstone_matcher import TombstoneRule
 
 if TYPE_CHECKING:  # the aggregate's module (pydantic event classes) only where phase 2 needs it
@@ -51,6 +52,7 @@ class ItemRow:
     spans: tuple[EvidenceSpan, ...] = ()  # line-level evidence: session, file line, quote
     # The tokens of the item's context line, counted once when it was projected (None: not counted).
     context_tokens: int | None = None
+    skill: Skill | None = None  # kind "skill": its name, steps and what it relies on (the text is its description)
 
 
 # The encoding the views count context lines in (a reader counting in another one counts itself).

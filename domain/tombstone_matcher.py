@@ -21,6 +21,7 @@ from typing import Protocol
 from uuid import UUID
 
 from mnemolog.domain.plan import GLOBAL_SCOPE
+from mnemolog.domain.skill import skill_texts
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 _CHUNK = re.compile(r"\S+")
@@ -281,7 +282,9 @@ class TombstoneMatcher:
         """
         if not self.rules:
             return False
-        return self.contains(" ".join([item.title, item.text, " ".join(item.keywords), item.task_group]), scope)
+        texts = [item.title, item.text, " ".join(item.keywords), item.task_group]
+        texts += skill_texts(getattr(item, "skill", None))  # a skill's name, steps and what it relies on
+        return self.contains(" ".join(texts), scope)
 
     def scrub(self, text: str, scope: str | None) -> tuple[str, tuple[UUID, ...]]:
         """``text`` with every match replaced by a mark, and the tombstones that matched."""

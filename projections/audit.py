@@ -17,7 +17,7 @@ from mnemolog.domain.consolidation import Consolidation
 from mnemolog.domain.memory_item import MemoryItem
 from mnemolog.domain.session import Session
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher
-from mnemolog.projections.explain import readable_in, scrub_all
+from mnemolog.projections.explain import readable_in, scrub_all, shown_skill
 from mnemolog.projections.log_reader import log_events
 
 
@@ -104,7 +104,8 @@ def audit_run(app: MnemologApp, run_id: UUID, matcher: TombstoneMatcher, project
         if isinstance(e, (MemoryItem.Added, MemoryItem.Revised)):
             scope = getattr(e, "scope", None) or (before or {}).get("scope", "global")
             after = {"title": e.title, "text": e.text, "keywords": list(e.keywords), "scope": scope,
-                     "kind": e.kind if isinstance(e, MemoryItem.Added) else (before or {}).get("kind")}
+                     "kind": e.kind if isinstance(e, MemoryItem.Added) else (before or {}).get("kind"),
+                     "skill": e.skill if e.skill is not None else (before or {}).get("skill")}
             items[e.originator_id] = after
         elif isinstance(e, (MemoryItem.Edited, MemoryItem.ScopeChanged)) and before is not None:
             # A person's edit between runs: later revisions are diffed against it.
@@ -203,8 +204,11 @@ def _scrubbed_override(override: dict[str, Any], matcher: TombstoneMatcher) -> d
 def _shown(state: dict[str, Any] | None, matcher: TombstoneMatcher) -> dict[str, Any] | None:
     if state is None:
         return None
-    return {
+    shown: dict[str, Any] = {
         "title": scrub_all(state["title"], matcher),
         "text": scrub_all(state["text"], matcher),
         "keywords": [scrub_all(k, matcher) for k in state["keywords"]],
     }
+    if state.get("skill") is not None:  # a skill's steps before and after
+        shown["skill"] = shown_skill(state["skill"], matcher)
+    return shown

@@ -21,6 +21,7 @@ from mnemolog.domain.memory_item import MemoryItem
 from mnemolog.domain.note import Note
 from mnemolog.domain.plan import GLOBAL_SCOPE
 from mnemolog.domain.session import Session
+from mnemolog.domain.skill import Skill, skill_texts
 from mnemolog.domain.tombstone import Tombstone
 from mnemolog.domain.tombstone_matcher import EVERY_PROJECT, TombstoneMatcher, tokens
 from mnemolog.projections.log_reader import log_events
@@ -47,6 +48,17 @@ class _Text:
 
     def many(self, values: Iterable[str]) -> list[str]:
         return [self(v) or "" for v in values]
+
+
+def shown_skill(skill: Skill | None, matcher: TombstoneMatcher) -> dict[str, Any] | None:
+    """A skill as explain, audit and show print it (JSON-ready), every text through the matcher."""
+    if skill is None:
+        return None
+    return {
+        "name": scrub_all(skill.name, matcher),
+        "steps": [{"command": scrub_all(s.command, matcher), "action": scrub_all(s.action, matcher)} for s in skill.steps],
+        "relies_on": [scrub_all(r, matcher) for r in skill.relies_on],
+    }
 
 
 def _item_events(app: MnemologApp, item_id: UUID) -> list[Any]:
@@ -89,7 +101,7 @@ def explain_item(app: MnemologApp, item_id: UUID, matcher: TombstoneMatcher, pro
     timeline: list[dict[str, Any]] = []
     state: dict[str, Any] = {}
     for e in own:
-        before = {k: state.get(k) for k in ("title", "text", "keywords")} if state else None
+        before = {k: state.get(k) for k in ("title", "text", "keywords", "skill")} if state else None
         entry: dict[str, Any] = {
             "at": _iso(e.timestamp),
             "version": e.originator_version,
@@ -98,13 +110,17 @@ def explain_item(app: MnemologApp, item_id: UUID, matcher: TombstoneMatcher, pro
             "consolidation": str(e.consolidation_id) if getattr(e, "consolidation_id", None) else None,
         }
         if isinstance(e, (MemoryItem.Added, MemoryItem.Revised)):
-            state.update(title=e.title, text=e.text, keywords=list(e.keywords))
-            after = {"title": scrub(e.title), "text": scrub(e.text), "keywords": scrub.many(e.keywords)}
+            skill = e.skill if e.skill is not None else state.get("skill")
+            state.update(title=e.title, text=e.text, keywords=list(e.keywords), skill=skill)
+            after: dict[str, Any] = {"title": scrub(e.title), "text": scrub(e.text), "keywords": scrub.many(e.keywords)}
+            if skill is not None:
+                after["skill"] = shown_skill(skill, matcher)
             entry.update(
                 action="added" if isinstance(e, MemoryItem.Added) else "revised",
                 after=after,
                 before=None if before is None else {
-                    "title": scrub(before["title"]), "text": scrub(before["text"]), "keywords": scrub.many(before["keywords"] or [])
+                    "title": scrub(before["title"]), "text": scrub(before["text"]), "keywords": scrub.many(before["keywords"] or []),
+                    **({"skill": shown_skill(before["skill"], matcher)} if before.get("skill") is not None else {}),
                 },
                 evidence=[str(s) for s in e.evidence],
                 valid_from=_iso(e.valid_from),
@@ -115,7 +131,7 @@ def explain_item(app: MnemologApp, item_id: UUID, matcher: TombstoneMatcher, pro
         elif isinstance(e, MemoryItem.Invalidated):
             entry.update(action="invalidated", valid_to=_iso(e.valid_to))
         elif isinstance(e, MemoryItem.Rerecorded):  # an erase: earlier texts read [erased], these survive
-            state.update(title=e.title, text=e.text, keywords=list(e.keywords))
+            state.update(title=e.title, text=e.text, keywords=list(e.keywords), skill=e.skill or state.get("skill"))
             entry.update(action="re-recorded", after={"title": scrub(e.title), "text": scrub(e.text), "keywords": scrub.many(e.keywords)})
         elif isinstance(e, MemoryItem.Reviewed):
             entry.update(action="reviewed", verdict=e.verdict.value, reviewer=e.reviewer, note=scrub(e.note))
@@ -235,6 +251,7 @@ def explain_item(app: MnemologApp, item_id: UUID, matcher: TombstoneMatcher, pro
             "keywords": scrub.many(state.get("keywords") or []),
             "valid_to": _iso(valid_to),
             "version": final.originator_version,
+            "skill": shown_skill(state.get("skill"), matcher),
         },
         "versions": versions,
         "history": [t for t in timeline if t["kind"] == "item"],
@@ -264,7 +281,7 @@ def find_items(app: MnemologApp, text: str, limit: int = 10, project: str | None
         if isinstance(scope, str):
             scopes[e.originator_id] = scope
         if isinstance(e, (MemoryItem.Added, MemoryItem.Revised)):
-            words = {t.text for t in tokens(" ".join([e.title, e.text, " ".join(e.keywords)]))}
+            words = {t.text for t in tokens(" ".join([e.title, e.text, " ".join(e.keywords), *skill_texts(e.skill)]))}
             score = len(wanted & words)
             if score and score >= best.get(e.originator_id, (0, ""))[0]:
                 best[e.originator_id] = (score, _iso(e.timestamp) or "")

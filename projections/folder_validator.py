@@ -26,6 +26,10 @@ RAW_EMPTY = "No raw memories yet."
 _OTHER_BULLET = re.compile(r"^\s*[*+]\s")
 _NUMBERED = re.compile(r"^\s*\d+[.)]\s")
 _ROLLOUT_REF = re.compile(r"rollout_summaries/([^\s()]+\.md)")
+SKILLS_DIR = "skills"
+SKILL_FILE = "SKILL.md"
+_SKILL_REF = re.compile(r"\bskills/([^\s()/]+)/SKILL\.md")
+_SKILL_NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 
 def _read(path: Path, problems: list[str]) -> str | None:
@@ -136,6 +140,55 @@ def _check_raw(text: str) -> tuple[list[str], list[str]]:
     return problems, named
 
 
+def _front_matter(text: str) -> dict[str, str] | None:
+    """The ``key: value`` lines between a first line ``---`` and the next ``---`` (None: no front matter)."""
+    lines = text.splitlines()
+    if not lines or lines[0] != "---" or "---" not in lines[1:]:
+        return None
+    found: dict[str, str] = {}
+    for line in lines[1 : lines.index("---", 1)]:
+        key, sep, value = line.partition(":")
+        if sep:
+            found[key.strip()] = value.strip()
+    return found
+
+
+def _check_skills(path: Path, memory: str | None) -> list[str]:
+    """Each ``skills/<name>/SKILL.md``: front matter with ``name`` (= its folder) and ``description``,
+    named by MEMORY.md; and each skill MEMORY.md names exists."""
+    problems: list[str] = []
+    folder = path / SKILLS_DIR
+    present: set[str] = set()
+    if folder.is_dir() and not folder.is_symlink():
+        for entry in sorted(folder.iterdir()):
+            name = entry.name
+            present.add(name)
+            where = f"{SKILLS_DIR}/{name}/{SKILL_FILE}"
+            if not _SKILL_NAME.match(name):
+                problems.append(f"{SKILLS_DIR}/{name}: a skill folder name must be lowercase words joined by hyphens")
+            file = entry / SKILL_FILE
+            if entry.is_symlink() or not entry.is_dir() or file.is_symlink() or not file.is_file():
+                problems.append(f"{where} is missing (or not a regular file)")
+                continue
+            try:
+                front = _front_matter(file.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError) as error:
+                problems.append(f"{where} cannot be read as UTF-8: {error}")
+                continue
+            if front is None:
+                problems.append(f"{where}: no front matter (a first line '---' and a closing '---')")
+                continue
+            if front.get("name") != name:
+                problems.append(f"{where}: front matter name {front.get('name', '')!r} does not match its folder")
+            if not front.get("description", "").strip('"').strip():
+                problems.append(f"{where}: front matter has no description")
+            if memory is not None and where not in memory:
+                problems.append(f"{where} is not referenced from {MEMORY_FILE}")
+    for name in sorted(set(_SKILL_REF.findall(memory or "")) - present):
+        problems.append(f"referenced {SKILLS_DIR}/{name}/{SKILL_FILE} does not exist")
+    return problems
+
+
 def validate_folder(path: Path, count_tokens: Callable[[str], int]) -> list[str]:
     """Problems found in the memory folder at ``path`` (an empty list means valid).
 
@@ -143,8 +196,10 @@ def validate_folder(path: Path, count_tokens: Callable[[str], int]) -> list[str]
     each and in order, within 2,500 tokens by ``count_tokens``; MEMORY.md's task
     groups all appear in What's in Memory and each ``## Task`` has
     ``### rollout_summary_files`` and ``### keywords``; ``-`` bullets only, no
-    numbered lists in bullet sections, no bold; raw_memories.md's header; and
-    every referenced ``rollout_summaries/*.md`` file exists.
+    numbered lists in bullet sections, no bold; raw_memories.md's header;
+    every referenced ``rollout_summaries/*.md`` file exists; and every
+    ``skills/<name>/SKILL.md`` has front matter whose ``name`` is its folder
+    and a ``description``, and MEMORY.md names it (and only skills that exist).
     """
     problems: list[str] = []
     if not path.is_dir():
@@ -168,4 +223,5 @@ def validate_folder(path: Path, count_tokens: Callable[[str], int]) -> list[str]
         target = path / ROLLOUT_DIR / name
         if "/" in name or name.startswith(".") or not target.is_file() or target.is_symlink():
             problems.append(f"referenced {ROLLOUT_DIR}/{name} does not exist")
+    problems += _check_skills(path, memory)
     return problems

@@ -12,10 +12,11 @@ then newer ``updated_at``, then item id.
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from uuid import UUID
 
@@ -34,6 +35,9 @@ SUMMARY_FILE = "memory_summary.md"
 MEMORY_FILE = "MEMORY.md"
 RAW_MEMORIES_FILE = "raw_memories.md"
 ROLLOUT_DIR = "rollout_summaries"
+SKILLS_DIR = "skills"
+SKILL_FILE = "SKILL.md"
+SKILL_DESCRIPTION_MAX = 1024  # Claude Code's limit on a skill's description
 
 SUMMARY_SECTIONS = ("User Profile", "User preferences", "General Tips", "What's in Memory")
 OLDER_TOPICS = "Older Memory Topics"
@@ -43,8 +47,9 @@ _TRUST_RANK = {"accepted": 0, "proposed": 1, "doubted": 2}
 _TIP_KINDS = ("knowledge", "failure", "skill")
 _MEMORY_SECTIONS = (
     ("User preferences", ("preference",)),
-    ("Reusable knowledge", ("knowledge", "skill")),
+    ("Reusable knowledge", ("knowledge",)),
     ("Failures and how to do differently", ("failure",)),
+    ("Skills", ("skill",)),
 )
 
 Tokens = Callable[[str], int]
@@ -154,6 +159,12 @@ class _View:
     sessions: tuple[FolderSession, ...]  # ascending native id
     stems: dict[str, str]  # session_id -> stem
     by_session_id: dict[str, FolderSession]
+    skill_names: dict[UUID, str] = field(default_factory=dict)  # skill item id -> its folder under skills/
+
+    def skill_path(self, item: ItemRow) -> str | None:
+        """Where a skill item's file is in this folder (None for other items)."""
+        name = self.skill_names.get(item.item_id)
+        return f"{SKILLS_DIR}/{name}/{SKILL_FILE}" if name else None
 
     def scopes(self) -> list[str]:
         """Scopes with at least one item, global first then by label."""
@@ -197,7 +208,25 @@ def _view(model: FolderModel) -> _View:
         sessions=tuple(sessions),
         stems=_assign_stems(sessions),
         by_session_id={s.session_id: s for s in sessions},
+        skill_names=_skill_names(items),
     )
+
+
+def _skill_names(items: Sequence[ItemRow]) -> dict[UUID, str]:
+    """Each skill's folder name: its own name, unique per scope; a clash across scopes in one
+    folder (the shared folder of every project) gets ``-<item id prefix>`` (global skills keep theirs)."""
+    skills = [i for i in items if i.kind == "skill" and i.skill is not None]
+    skills.sort(key=lambda i: (i.scope != GLOBAL_SCOPE, i.scope, _changed(i).timestamp(), str(i.item_id)))
+    names: dict[UUID, str] = {}
+    used: set[str] = set()
+    for item in skills:
+        assert item.skill is not None
+        name = item.skill.name
+        if name in used:
+            name = f"{name}-{str(item.item_id).replace('-', '')[:8]}"
+        used.add(name)
+        names[item.item_id] = name
+    return names
 
 
 @dataclass(frozen=True)
@@ -280,6 +309,9 @@ def _render_group(view: _View, group: _Group) -> list[str]:
         for item in members:
             tags = "".join(f"[Task {n}]" for n, ev in task_evidence if ev & set(item.evidence))
             text = _inline(item.text) or _inline(item.title)
+            path = view.skill_path(item)
+            if path is not None:
+                text = f"{view.skill_names[item.item_id]}: {text} (see {path})"
             lines.append(f"- {text}{' ' + tags if tags else ''}{_marker(item)}")
     return lines
 
@@ -366,6 +398,10 @@ def _preference_line(view: _View, item: ItemRow) -> str:
 
 
 def _tip_line(view: _View, item: ItemRow) -> str:
+    path = view.skill_path(item)
+    if path is not None:
+        name = view.skill_names[item.item_id]
+        return f"- skill {name}: {_short(item.text)} (see {path}){_scope_suffix(view, item)}{_marker(item)}"
     title, text = _inline(item.title), _short(item.text)
     repeated = bool(title) and text.casefold().startswith(title.rstrip("…").casefold())
     body = f"{title}: {text}" if title and text and not repeated else (text or title)
@@ -552,6 +588,61 @@ def _render_summary(
     return _SummaryRenderer(view, groups).fit(count_tokens, budget)
 
 
+# ---------------------------------------------------------------- skills/<name>/SKILL.md
+
+
+def _code(text: str) -> str:
+    """A command as a code span, on one line, with no item marker in it (only the file's own marker cites)."""
+    text = " ".join(text.split()).replace("[item:", "(item:")
+    return f"`{text}`" if "`" not in text else _inline(text)
+
+
+def _front_matter_value(text: str) -> str:
+    """A one-line YAML scalar: double-quoted (a JSON string is one), so a colon or a quote cannot break it."""
+    one = _inline(text)
+    if len(one) > SKILL_DESCRIPTION_MAX:
+        one = one[: SKILL_DESCRIPTION_MAX - 1].rstrip() + "…"
+    return json.dumps(one, ensure_ascii=False)
+
+
+def _render_skill(view: _View, item: ItemRow) -> str:
+    """One skill's ``SKILL.md``: the front matter Claude Code reads (``name``, ``description``), then
+    its scope, the steps in order, what they rely on, and the sessions it was learnt from."""
+    assert item.skill is not None
+    name = view.skill_names[item.item_id]
+    description = _inline(item.text) or _inline(item.title) or name
+    lines = [
+        "---",
+        f"name: {name}",
+        f"description: {_front_matter_value(description)}",
+        "---",
+        "",
+        f"# {name}",
+        "",
+        description,
+        "",
+        f"- {_scope_line(view, item.scope)}",
+        f"- {_applies_to(view, _Group(item.scope, _group_name(item), (item,)))}",
+        "",
+        "## Steps",
+        "",
+    ]
+    for number, step in enumerate(item.skill.steps, start=1):
+        parts = [_code(step.command)] if step.command.strip() else []
+        if step.action.strip():
+            parts.append(_inline(step.action))
+        lines.append(f"{number}. {' - '.join(parts)}")
+    if item.skill.relies_on:
+        lines += ["", "## Relies on", ""]
+        lines += [f"- {_code(needed)}" for needed in item.skill.relies_on if needed.strip()]
+    lines += ["", "## Evidence", ""]
+    lines += [_rollout_line(view, s) for s in view.evidence(item)] or [
+        f"- {len(item.evidence)} session(s) or note(s), none in this folder"
+    ]
+    lines += ["", f"Memory item:{_marker(item)}"]
+    return "\n".join(lines) + "\n"
+
+
 # ---------------------------------------------------------------- entry point
 
 
@@ -565,6 +656,7 @@ def render_folder(
     Pure and deterministic: the same model (and tokenizer) always yields
     byte-identical files. When ``model.project`` is set, only items scoped to
     that project or to ``global`` and only that project's sessions are used.
+    Each skill item gets ``skills/<name>/SKILL.md`` (see ``_render_skill``).
     ``memory_summary.md`` is kept within ``budget`` tokens (Codex's 2,500) by
     dropping whole bullets, least important first.
     """
@@ -579,6 +671,10 @@ def render_folder(
         files[f"{ROLLOUT_DIR}/{view.stems[session.session_id]}.md"] = _render_rollout_summary(
             session
         )
+    for item in view.items:
+        path = view.skill_path(item)
+        if path is not None:
+            files[path] = _render_skill(view, item)
     return dict(sorted(files.items()))
 
 
@@ -587,4 +683,4 @@ def item_ids_in(text: str) -> list[str]:
     return re.findall(r"\[item:([^\]\s]+)\]", text)
 
 
-__all__ = ["SUMMARY_TOKEN_BUDGET", "item_ids_in", "item_order_key", "render_folder"]
+__all__ = ["SKILLS_DIR", "SKILL_FILE", "SUMMARY_TOKEN_BUDGET", "item_ids_in", "item_order_key", "render_folder"]

@@ -17,6 +17,7 @@ from mnemolog.domain.injection import Injection
 from mnemolog.domain.memory_item import ItemStatus, MemoryItem
 from mnemolog.domain.note import Note
 from mnemolog.domain.session import Session, SessionFacts
+from mnemolog.domain.skill import Skill, skill_texts
 from mnemolog.domain.tombstone import Tombstone
 from mnemolog.projections.schema import table
 from mnemolog.projections.sql import Sql
@@ -192,6 +193,19 @@ def _spans(spans: Any) -> str:
     return js([s.model_dump(mode="json") for s in spans])
 
 
+def _skill(skill: Skill | None) -> str | None:
+    return skill.model_dump_json() if skill is not None else None
+
+
+def _searched(text: str, skill: Skill | None) -> str:
+    """What search finds an item by: its text, and a skill's steps and what it relies on too."""
+    return " ".join([text, *skill_texts(skill)]) if skill is not None else text
+
+
+def _row_skill(row: dict[str, Any]) -> Skill | None:
+    return Skill.model_validate_json(row["skill"]) if row.get("skill") else None
+
+
 def _item(sql: Sql, e: Any) -> None:
     iid = str(e.originator_id)
     at = iso(e.timestamp)
@@ -220,10 +234,11 @@ def _item(sql: Sql, e: Any) -> None:
                 "context_rank": context_rank(e.trust.value),
                 "use_count": 0,
                 "spans": _spans(e.spans),
+                "skill": _skill(e.skill),
             },
         )
         _set_evidence(sql, iid, e.evidence)
-        _search_put(sql, iid, e.scope, e.kind, e.title, e.text, e.keywords, fresh=True)
+        _search_put(sql, iid, e.scope, e.kind, e.title, _searched(e.text, e.skill), e.keywords, fresh=True)
         _count_context_line(sql, iid)
         return
     row = sql.one(f"SELECT * FROM {table('items')} WHERE id = ?", [iid])
@@ -242,12 +257,15 @@ def _item(sql: Sql, e: Any) -> None:
             values["valid_from"] = iso(e.valid_from)
         if e.spans is not None:
             values["spans"] = _spans(e.spans)
+        skill = e.skill if e.skill is not None else _row_skill(row)
+        if e.skill is not None:
+            values["skill"] = _skill(e.skill)
         _set_evidence(sql, iid, e.evidence)
         if row["status"] == ItemStatus.ACTIVE.value:
-            _search_put(sql, iid, row["scope"], row["kind"], e.title, e.text, e.keywords)
+            _search_put(sql, iid, row["scope"], row["kind"], e.title, _searched(e.text, skill), e.keywords)
     elif isinstance(e, MemoryItem.Retired):
         # A retired item's text leaves the view (it may carry a forgotten value); explain reads it from the log.
-        values.update(status=ItemStatus.RETIRED.value, title="", text="", keywords="[]", spans="[]")
+        values.update(status=ItemStatus.RETIRED.value, title="", text="", keywords="[]", spans="[]", skill=None)
         _search_drop(sql, iid)
     elif isinstance(e, MemoryItem.Invalidated):
         values.update(status=ItemStatus.INVALIDATED.value, valid_to=iso(e.valid_to))
@@ -258,19 +276,24 @@ def _item(sql: Sql, e: Any) -> None:
     elif isinstance(e, MemoryItem.Edited):
         values.update(title=e.title, text=e.text)
         if row["status"] == ItemStatus.ACTIVE.value:
-            _search_put(sql, iid, row["scope"], row["kind"], e.title, e.text, tuple(json.loads(row["keywords"] or "[]")))
+            keywords = tuple(json.loads(row["keywords"] or "[]"))
+            _search_put(sql, iid, row["scope"], row["kind"], e.title, _searched(e.text, _row_skill(row)), keywords)
     elif isinstance(e, (MemoryItem.Pinned, MemoryItem.Unpinned)):
         values["pinned"] = int(isinstance(e, MemoryItem.Pinned))
     elif isinstance(e, MemoryItem.ScopeChanged):
         values["scope"] = e.scope
         if row["status"] == ItemStatus.ACTIVE.value:
-            _search_put(sql, iid, e.scope, row["kind"], row["title"] or "", row["text"] or "", tuple(json.loads(row["keywords"] or "[]")))
+            keywords = tuple(json.loads(row["keywords"] or "[]"))
+            _search_put(sql, iid, e.scope, row["kind"], row["title"] or "", _searched(row["text"] or "", _row_skill(row)), keywords)
     elif isinstance(e, MemoryItem.Rerecorded):
         values["task_group"] = e.task_group
         if row["status"] != ItemStatus.RETIRED.value:  # a retired item's text has left the view
             values.update(title=e.title, text=e.text, keywords=js(list(e.keywords)), spans=_spans(e.spans))
+            if e.skill is not None:
+                values["skill"] = _skill(e.skill)
         if row["status"] == ItemStatus.ACTIVE.value:
-            _search_put(sql, iid, row["scope"], row["kind"], e.title, e.text, e.keywords)
+            skill = e.skill if e.skill is not None else _row_skill(row)
+            _search_put(sql, iid, row["scope"], row["kind"], e.title, _searched(e.text, skill), e.keywords)
     _update(sql, "items", iid, values)
     _count_context_line(sql, iid)
 

@@ -26,6 +26,7 @@ from mnemolog.domain.reads import (
     ViewCounts,
 )
 from mnemolog.domain.selection import Candidate
+from mnemolog.domain.skill import Skill
 from mnemolog.domain.tombstone_matcher import TombstoneRule
 from mnemolog.projections.folder_model import FolderModel, FolderSession
 from mnemolog.projections.schema import table
@@ -80,6 +81,7 @@ def item_row(r: dict[str, Any]) -> ItemRow:
         last_served=when(r.get("last_served")),
         context_tokens=r.get("context_tokens"),
         spans=tuple(EvidenceSpan.model_validate(s) for s in _json_list(r.get("spans"))),
+        skill=Skill.model_validate_json(r["skill"]) if r.get("skill") else None,
     )
 
 

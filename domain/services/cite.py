@@ -20,6 +20,7 @@ from mnemolog.domain.citation_parsing import (
     parse_citation_blocks,
     parse_citation_entry,
     parse_item_ids,
+    skill_file,
 )
 from mnemolog.domain.services.unit_of_work import UnitOfWork
 from mnemolog.domain.session import session_id_for
@@ -101,21 +102,30 @@ def save_citation(
 
 
 def _items_in_entries(entries: Sequence[str], read: FileReader | None) -> list[str]:
-    """Item ids on the memory-file lines that citation entries name (``MEMORY.md:12-14``)."""
+    """Item ids on the memory-file lines that citation entries name (``MEMORY.md:12-14``), and the
+    skills whose file an entry names (``skills/<name>/SKILL.md``, lines or not)."""
     if read is None:
         return []
     found: list[str] = []
     cache: dict[str, list[str] | None] = {}
     for raw in entries:
         entry = parse_citation_entry(raw)
-        if entry is None or entry.line_start is None:
+        if entry is None:
             continue
-        if entry.path not in cache:
-            text = read(entry.path)
-            cache[entry.path] = text.splitlines() if text is not None else None
-        lines = cache[entry.path]
+        skill = skill_file(entry.path)
+        if entry.line_start is None and skill is None:
+            continue
+        path = skill or entry.path
+        if path not in cache:
+            text = read(path)
+            cache[path] = text.splitlines() if text is not None else None
+        lines = cache[path]
         if not lines:
             continue
+        if skill is not None:  # a skill is one file: any of its lines is a use of the skill
+            found.extend(parse_item_ids("\n".join(lines)))
+            continue
+        assert entry.line_start is not None
         chosen = lines[max(entry.line_start, 1) - 1 : entry.line_end or entry.line_start]
         found.extend(parse_item_ids("\n".join(chosen)))
     return list(dict.fromkeys(found))

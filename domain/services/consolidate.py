@@ -60,6 +60,7 @@ from mnemolog.domain.selection import diff, select
 from mnemolog.domain.services.notes import NoteFiles, NoteImport, import_note_files
 from mnemolog.domain.services.unit_of_work import UnitOfWork, owner_alive, worker_name
 from mnemolog.domain.session import Session
+from mnemolog.domain.skill import Skill, map_texts
 from mnemolog.domain.tombstone_matcher import EVERY_PROJECT, TombstoneMatcher
 
 EVERYTHING = timedelta(days=365_000)  # --all: every extraction, however old
@@ -398,6 +399,7 @@ def _scrubbed(plan: ConsolidationPlan, matcher: TombstoneMatcher) -> Consolidati
                 "text": clean(edit.text, edit.scope),
                 "task_group": clean(edit.task_group, edit.scope),
                 "keywords": tuple(clean(k, edit.scope) for k in edit.keywords),
+                "skill": map_texts(edit.skill, partial(clean, scope=edit.scope)),
             }
         )
         for edit in plan.edits
@@ -428,6 +430,7 @@ def _redacted(plan: ConsolidationPlan, redactor: Redactor) -> tuple[Consolidatio
                 "text": clean(edit.text),
                 "task_group": clean(edit.task_group),
                 "keywords": tuple(clean(k) for k in edit.keywords),
+                "skill": map_texts(edit.skill, clean),
             }
         )
         for edit in plan.edits
@@ -451,7 +454,9 @@ def _request(
 
     return ConsolidationRequest(
         items=[
-            ItemForModel(h, i.kind, i.scope, i.task_group, i.title, i.text, i.keywords, tuple(str(e) for e in i.evidence))
+            ItemForModel(
+                h, i.kind, i.scope, i.task_group, i.title, i.text, i.keywords, tuple(str(e) for e in i.evidence), i.skill
+            )
             for h, i in handles.items()
         ],
         inputs=[
@@ -470,6 +475,11 @@ def _request(
         removed_sessions=[str(s) for s in input_diff.removed],
         notes=[NoteForModel(str(n.note_id), n.intent, n.scope, without_holes(n.text)) for n in notes],
     )
+
+
+def _spanned(text: str, skill: Skill | None) -> str:
+    """What evidence spans are looked for by: the text, and a skill's commands (the lines that ran them)."""
+    return " ".join([text, *skill.commands]) if skill is not None else text
 
 
 SPANS_PER_SESSION = 2
@@ -528,7 +538,8 @@ class _Edits:
                         valid_from=edit.valid_from,
                         consolidation_id=self.run_id,
                         reason=edit.reason,
-                        spans=self.spans(edit.title, edit.text, edit.keywords, evidence),
+                        spans=self.spans(edit.title, _spanned(edit.text, edit.skill), edit.keywords, evidence),
+                        skill=edit.skill if edit.kind.value == "skill" else None,
                     )
                 )
                 self.counts["added"] += 1
@@ -538,6 +549,10 @@ class _Edits:
             if edit.op == "revise":
                 title, text = edit.title or item.title, edit.text or item.text
                 keywords, kept = tuple(edit.keywords) or item.keywords, evidence or item.evidence
+                skill = edit.skill if item.kind == "skill" else None
+                current = getattr(item, "skill", None)
+                if skill is not None and current is not None:
+                    skill = skill.model_copy(update={"name": current.name})  # a skill's name (its folder) is fixed
                 item.revise(
                     title=title,
                     text=text,
@@ -546,7 +561,8 @@ class _Edits:
                     valid_from=edit.valid_from,
                     consolidation_id=self.run_id,
                     reason=edit.reason,
-                    spans=self.spans(title, text, keywords, kept),
+                    spans=self.spans(title, _spanned(text, skill or getattr(item, "skill", None)), keywords, kept),
+                    skill=skill,
                 )
                 self.counts["revised"] += 1
             elif edit.op == "retire" and item.retire(edit.reason, self.run_id):

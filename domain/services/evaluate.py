@@ -171,7 +171,8 @@ def _serve(
         if row is None:
             return None
         sessions = tuple(e.native_id for e in reads.evidence_of(row.item_id) if e.scope in (project, GLOBAL_SCOPE))
-        return ServedItem(str(row.item_id), row.kind, row.scope, f"{row.title}\n{row.text}", sessions)
+        steps = row.skill.commands if row.skill is not None else ()  # a skill is served with its steps
+        return ServedItem(str(row.item_id), row.kind, row.scope, "\n".join([row.title, row.text, *steps]), sessions)
 
     for project in corpus.expectations.projects:
         scope = corpus.scopes[project.name]

@@ -98,6 +98,7 @@ def item_dict(item: ItemRow) -> dict[str, Any]:
         "last_used": _iso(item.last_used),
         "pinned": item.pinned,
         "served_count": item.served_count,
+        "skill": item.skill.model_dump(mode="json") if item.skill is not None else None,
     }
 
 
@@ -127,6 +128,8 @@ def context_line(item: ItemRow) -> str:
 
 def _context_line(item: ItemRow, label: str) -> str:
     title, text = one_line(item.title), _short(item.text, ITEM_MAX_WORDS)
+    if item.skill is not None and item.skill.steps:  # a skill shows its steps: the next session can follow them
+        text = f"{text} Steps: " + "; ".join(f"`{one_line(c)}`" for c in item.skill.commands[:6])
     body = f"{title}: {text}" if title and text and not text.startswith(title) else (text or title)
     notes = ["global" if item.scope == GLOBAL_SCOPE else label]
     if item.pinned:

@@ -7,7 +7,7 @@ an MCP tool, ``<environment_context>`` and ``AGENTS.md`` blocks, tool JSON
 (file writes, edits, todo lists), trivial commands, a secret, a fix that is
 only a re-run, a failure fixed by a setup step, the same command from both
 agents, a command a later session replaces, a non-interactive run, and
-sessions with nothing worth keeping. ``expectations.toml`` next to them says
+sessions with nothing worth keeping, and one procedure run in two sessions (a skill). ``expectations.toml`` next to them says
 what each project's next session must and must not get.
 
 Run ``python tests/evals/write_corpus.py`` to write them again after an edit.
@@ -238,6 +238,18 @@ def sessions() -> list[CodexRollout | ClaudeSession]:
              .say("Fixed."))
     s.append(claude(45, at(13, 11), DOCS).user("thanks, that's all for today")
              .say("You're welcome."))
+    # the same three-step procedure in two sessions (one per agent): a skill
+    s.append(codex(46, at(9, 9), DOCS).user("Publish the docs site.")
+             .shell("ls", "docs\nmkdocs.yml\nrequirements.txt\n")
+             .shell("cd /home/dev/src/docs && pip install -r requirements.txt", "Successfully installed mkdocs-1.6.1 mkdocs-material-9.5.40")
+             .shell("mkdocs build --strict", "INFO    -  Documentation built in 0.81 seconds")
+             .shell("mkdocs gh-deploy --force", "INFO    -  Pushing to gh-pages\nINFO    -  Your documentation should shortly be available")
+             .say("Published to GitHub Pages."))
+    s.append(claude(47, at(12, 17), DOCS).user("Publish the docs again with the new page.")
+             .bash("pip install -r requirements.txt", "Requirement already satisfied: mkdocs-material in ./.venv/lib/python3.12/site-packages")
+             .bash("mkdocs build --strict", "INFO    -  Documentation built in 0.77 seconds")
+             .bash("mkdocs gh-deploy --force", "INFO    -  Pushing to gh-pages")
+             .say("Published."))
     return s
 
 
