@@ -63,11 +63,11 @@ class BatchPostgresApplicationRecorder(PostgresApplicationRecorder):
             [e.topic for e in stored_events],
             [e.state for e in stored_events],
         )
+        statement: Composed = self.batch_insert_statement
+        params: tuple[list[Any], ...] = events
         if keys:
             self.data_keys.ensure_table()
             statement, params = self._with_keys(), ([k[0] for k in keys], [k[1] for k in keys], [k[2] for k in keys], *events)
-        else:
-            statement, params = self.batch_insert_statement, events
         with self.datastore.get_connection() as conn:
             try:
                 conn.execute(self.begin_statement)  # one round trip: no parameters, several statements
