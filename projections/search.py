@@ -5,8 +5,9 @@ SQLite uses the FTS5 index over ``search_rows`` (``MATCH`` ranked by
 with its GIN index (``websearch_to_tsquery`` ranked by ``ts_rank``). Ranking
 bounds its work: both score only the newest ``RANKED`` matching rows, keep the
 best ``limit`` in the reader's scope and join only those to the items (SQLite
-ranks more when the reader's scope held too few of them). The user's query never reaches either parser as
-written: it is cut into words and rebuilt, so no query can be a syntax error.
+scores in the index alone, looks only the best few up for the reader's scope,
+and looks at more, then ranks more, when that scope held too few of them).
+The user's query never reaches either parser as written: it is cut into words and rebuilt, so no query can be a syntax error.
 All words must match; when no item has them all, items with any of them are
 ranked instead.
 """
