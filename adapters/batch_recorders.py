@@ -32,7 +32,11 @@ ROWS_PER_STATEMENT = 500  # 4 parameters a row: well under SQLite's 32,766 host 
 class BatchSQLiteApplicationRecorder(SQLiteApplicationRecorder):
     """SQLite: a batch of events in multi-row INSERT statements."""
 
+    data_keys: Any = None  # the app's data keys: the keys sealed into these events are stored first
+
     def _insert_events(self, c: Any, stored_events: Sequence[StoredEvent], **_: Any) -> Sequence[int] | None:
+        if self.data_keys is not None:
+            self.data_keys.save_keys()  # their own file: committed before the events are
         cursor = c.sqlite_cursor  # the library's wrapper hides lastrowid
         ids: list[int] = []
         for start in range(0, len(stored_events), ROWS_PER_STATEMENT):

@@ -19,6 +19,11 @@ with the ``READ_AHEAD`` keys made after it: the log is read in the order its
 aggregates were made, which is the order their keys were made, so a replay
 of the whole log (a rebuild) reads the key table a page at a time instead of
 a key per aggregate. The cache holds at most ``CACHED_KEYS`` keys.
+
+Keys ``seal`` makes are held until the event recorders store them, before
+the events sealed under them (``batch_recorders``): one statement for a
+whole batch, and on PostgreSQL in the events' own transaction (one commit). A new aggregate
+(``new``: its first event) has no key yet, so none is looked up.
 """
 
 from __future__ import annotations
@@ -53,6 +58,7 @@ class AesGcmKeys(ABC):
     def __init__(self) -> None:
         self._opened: dict[str, AESGCM] = {}  # key id -> the cipher of that key
         self._lock = threading.Lock()
+        self._unsaved: dict[str, tuple[str, bytes]] = {}  # subject -> (key id, key) made, not yet stored
 
     # -- storage, per backend
 
@@ -68,24 +74,60 @@ class AesGcmKeys(ABC):
     def _add(self, subject: str, key_id: str, key: bytes) -> None:
         """Store a new key for the subject (it becomes current)."""
 
+    def _add_all(self, keys: list[tuple[str, str, bytes]], cursor: Any = None) -> None:
+        """Store new (subject, key id, key) rows, in order, all or none (``cursor``: the events' transaction)."""
+        for row in keys:
+            self._add(*row)
+
     @abstractmethod
     def _destroy_all_but_current(self, subject: str) -> list[str]:
         """Destroy the subject's keys but the newest; their ids."""
 
     # -- the port
 
-    def seal(self, subject: UUID, plaintext: bytes) -> dict[str, str]:
-        """``plaintext`` under the subject's current key (made on first use)."""
+    def seal(self, subject: UUID, plaintext: bytes, new: bool = False) -> dict[str, str]:
+        """``plaintext`` under the subject's current key (made on first use; ``new``: no key can exist yet)."""
         name = str(subject)
         with self._lock:
-            current = self._current(name)
+            current = self._unsaved.get(name)
+            if current is None and not new:
+                current = self._current(name)
             if current is None:
                 current = (uuid4().hex, AESGCM.generate_key(bit_length=256))
-                self._add(name, *current)
+                self._unsaved[name] = current
         key_id, key = current
         nonce = os.urandom(NONCE_BYTES)
         cipher = AESGCM(key).encrypt(nonce, plaintext, name.encode())
         return {"k": key_id, "c": _b64(nonce + cipher)}
+
+    def save_keys(self) -> None:
+        """Store the keys ``seal`` made since the last call, in one transaction, before what is sealed under them."""
+        made = self.unsaved_keys()
+        if made:
+            self.store_keys(made)
+            self.saved(made)
+
+    def unsaved_keys(self) -> list[tuple[str, str, bytes]]:
+        """The (subject, key id, key) rows ``seal`` made and nobody stored yet."""
+        with self._lock:
+            return [(subject, key_id, key) for subject, (key_id, key) in self._unsaved.items()]
+
+    def store_keys(self, keys: list[tuple[str, str, bytes]], cursor: Any = None) -> None:
+        """Write ``keys`` in one transaction; with ``cursor``, in the events' own transaction (one commit)."""
+        with self._lock:
+            self._add_all(keys, cursor)
+
+    def saved(self, keys: list[tuple[str, str, bytes]]) -> None:
+        """``keys`` were committed: they are no longer held here."""
+        with self._lock:
+            for subject, key_id, _ in keys:
+                if self._unsaved.get(subject, ("",))[0] == key_id:
+                    del self._unsaved[subject]
+
+    def _save_unsaved(self) -> None:
+        if self._unsaved:
+            self._add_all([(subject, key_id, key) for subject, (key_id, key) in self._unsaved.items()])
+            self._unsaved.clear()
 
     def open(self, subject: UUID, sealed: dict[str, str]) -> bytes | None:
         """The plaintext, or None when its key was destroyed."""
@@ -93,7 +135,8 @@ class AesGcmKeys(ABC):
         cipher = self._opened.get(key_id)
         if cipher is None:
             with self._lock:
-                found = self._find(key_id)
+                unsaved = {kid: k for kid, k in self._unsaved.values()}
+                found = [(key_id, unsaved[key_id])] if key_id in unsaved else self._find(key_id)
             if not found or found[0][0] != key_id:
                 return None
             for other_id, key in found:
@@ -111,11 +154,13 @@ class AesGcmKeys(ABC):
     def rotate(self, subject: UUID) -> None:
         """A new current key for the subject."""
         with self._lock:
+            self._save_unsaved()  # the new key must be newer than any made before
             self._add(str(subject), uuid4().hex, AESGCM.generate_key(bit_length=256))
 
     def shred(self, subject: UUID) -> int:
         """Destroy every key of the subject but the current one."""
         with self._lock:
+            self._save_unsaved()
             gone = self._destroy_all_but_current(str(subject))
         for key_id in gone:
             self._opened.pop(key_id, None)
@@ -165,15 +210,18 @@ class SqliteKeys(AesGcmKeys):
 
     def _db(self) -> sqlite3.Connection:
         if self._conn is None:
+            # Owner-only before SQLite opens it: its write-ahead log is made with the file's mode.
+            with contextlib.suppress(OSError):  # a file system without modes
+                os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
+                self.path.chmod(0o600)
             conn = sqlite3.connect(self.path, timeout=30, check_same_thread=False, isolation_level=None)
             conn.execute("PRAGMA secure_delete = ON")  # a deleted key's bytes are overwritten with zeros
+            conn.execute("PRAGMA journal_mode = WAL")  # a commit is one sync of the log, as the event store's
             conn.execute(
                 f"CREATE TABLE IF NOT EXISTS {KEY_TABLE} "
                 "(seq INTEGER PRIMARY KEY AUTOINCREMENT, key_id TEXT UNIQUE NOT NULL, subject TEXT NOT NULL, key BLOB NOT NULL)"
             )
             conn.execute(f"CREATE INDEX IF NOT EXISTS {KEY_TABLE}_subject ON {KEY_TABLE} (subject, seq)")
-            with contextlib.suppress(OSError):  # a file system without modes
-                self.path.chmod(0o600)
             self._conn = conn
         return self._conn
 
@@ -192,6 +240,16 @@ class SqliteKeys(AesGcmKeys):
 
     def _add(self, subject: str, key_id: str, key: bytes) -> None:
         self._db().execute(f"INSERT INTO {KEY_TABLE} (key_id, subject, key) VALUES (?, ?, ?)", (key_id, subject, key))
+
+    def _add_all(self, keys: list[tuple[str, str, bytes]], cursor: Any = None) -> None:
+        db = self._db()  # its own file: committed before the events are
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.executemany(f"INSERT INTO {KEY_TABLE} (subject, key_id, key) VALUES (?, ?, ?)", keys)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
 
     def _destroy_all_but_current(self, subject: str) -> list[str]:
         db = self._db()
@@ -255,6 +313,25 @@ class PostgresKeys(AesGcmKeys):
 
     def _add(self, subject: str, key_id: str, key: bytes) -> None:
         self._db().execute(f"INSERT INTO {KEY_TABLE} (key_id, subject, key) VALUES (%s, %s, %s)", (key_id, subject, key))
+
+    _ADD_ALL = f"INSERT INTO {KEY_TABLE} (subject, key_id, key) SELECT * FROM unnest(%s::text[], %s::text[], %s::bytea[])"
+
+    def insert_statement(self) -> str:
+        """The INSERT of (subjects, key ids, keys) arrays, for a recorder to run in the events' statement."""
+        return self._ADD_ALL
+
+    def ensure_table(self) -> None:
+        """The key table exists (made on first use)."""
+        self._db()
+
+    def _add_all(self, keys: list[tuple[str, str, bytes]], cursor: Any = None) -> None:
+        subjects, ids, blobs = ([row[n] for row in keys] for n in range(3))
+        if cursor is not None:  # the events' transaction: the keys commit with them, or not at all
+            self._db()  # the key table exists
+            cursor.execute(self._ADD_ALL, (subjects, ids, blobs), prepare=True)
+            return
+        with self._db().transaction():
+            self._db().execute(self._ADD_ALL, (subjects, ids, blobs))
 
     def _destroy_all_but_current(self, subject: str) -> list[str]:
         with self._db().transaction():

@@ -19,10 +19,12 @@ if TYPE_CHECKING:
 def write_memory_folder(store: Store, out: Path, project: str | None = None) -> dict[str, str]:
     """Render the folder for ``project`` (None: every project) and swap it into ``out``; its files."""
     from mnemolog.adapters.folder_writer import FolderWriteError, write_folder
-    from mnemolog.adapters.tokens import count_tokens
+    from mnemolog.cli.read_path import tokenizer
     from mnemolog.projections.rendered_folder import folder_files
 
-    files = folder_files(store.reads(), store.matcher(), count_tokens, project)
+    # memory_summary.md is fitted to its budget by counting candidate texts: counts remembered in the
+    # home folder spare a re-render of unchanged memory the tokenizer (134 MiB resident once loaded)
+    files = folder_files(store.reads(), store.matcher(), tokenizer(store).count, project)
     try:
         write_folder(files, out)
     except FolderWriteError as error:

@@ -10,9 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from mnemolog.adapters.bootstrap import Store
-from mnemolog.adapters.tokens import CachedTokenizer, count_tokens
+from mnemolog.adapters.tokens import CachedTokenizer
 from mnemolog.domain.services import injections, read
-from mnemolog.projections.rendered_folder import folder_files
 from mnemolog.prompts import load_prompt, render
 
 
@@ -66,7 +65,10 @@ def context_for(
 
 def memory_folder(store: Store, project: str) -> dict[str, str]:
     """The memory folder's files as rendered for ``project`` (relative path -> text; never the folder on disk)."""
-    return folder_files(store.reads(), store.matcher(), count_tokens, project)
+    # the renderer: not imported for context
+    from mnemolog.projections.rendered_folder import folder_files
+
+    return folder_files(store.reads(), store.matcher(), tokenizer(store).count, project)  # a summary counted before: no tokenizer
 
 
 def context_preview(store: Store, project: str, budget: int | None = None, agent: str | None = None) -> read.Context:

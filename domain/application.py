@@ -34,6 +34,8 @@ class MnemologApp(Application[UUID]):
         """The log; ``keys`` (the data keys, kept outside the log) seal the text of every event."""
         self.data_keys = keys if keys is not None else self.default_keys
         super().__init__(env)
+        if hasattr(self.recorder, "data_keys"):  # mnemolog's recorders store new keys before the events
+            self.recorder.data_keys = self.data_keys
 
     def construct_mapper(self) -> Mapper[UUID]:
         """Use the pydantic mapper so typed events round-trip with their types (sealed with the data keys)."""

@@ -73,7 +73,8 @@ class PydanticMapper(Mapper[UUID]):
         if paths and keys is not None:
             state = cast(BaseModel, domain_event).model_dump(mode="json")
             subject = domain_event.originator_id
-            state = seal_state(state, paths, lambda plain: keys.seal(subject, plain))
+            new = domain_event.originator_version == 1  # an aggregate's first event: it has no key yet
+            state = seal_state(state, paths, lambda plain: keys.seal(subject, plain, new))
             stored_state = json.dumps(state, ensure_ascii=False, separators=(",", ":")).encode()
         else:
             # pydantic writes the JSON itself (no Python dict, no json module): the same document

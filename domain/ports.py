@@ -183,8 +183,11 @@ class DataKeys(Protocol):
     never be read again.
     """
 
-    def seal(self, subject: UUID, plaintext: bytes) -> dict[str, str]:
-        """``plaintext`` encrypted under the subject's current key, as a JSON-ready dict naming the key."""
+    def seal(self, subject: UUID, plaintext: bytes, new: bool = False) -> dict[str, str]:
+        """``plaintext`` encrypted under the subject's current key, as a JSON-ready dict naming the key.
+
+        ``new``: the subject's first event (no key can exist yet: none is looked up).
+        """
         ...
 
     def open(self, subject: UUID, sealed: dict[str, str]) -> bytes | None:

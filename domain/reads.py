@@ -13,17 +13,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 from uuid import UUID
 
-from mnemolog.domain.consolidation import SelectedInput
 from mnemolog.domain.evidence_spans import EvidenceSpan
 from mnemolog.domain.selection import Candidate
 from mnemolog.domain.skill import Skill
 from mnemolog.domain.tombstone_matcher import TombstoneRule
 
+if TYPE_CHECKING:  # the aggregate's module (pydantic event classes) only where phase 2 needs it
+    from mnemolog.domain.consolidation import SelectedInput
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, slots=True)  # slots: a folder of 100k items holds 100k of them
 class ItemRow:
     """One memory item as every reader sees it (the one row type of the items view)."""
 

@@ -19,52 +19,47 @@ encrypted, under ``SEALED_KEY``; opening it puts them back, or leaves
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Sequence
-from functools import lru_cache
+from collections.abc import Callable, Sequence
 from typing import Any
 
 ERASED = "[erased]"  # what a sealed text reads as once its key is destroyed
 SEALED_KEY = "_sealed"  # where a stored state keeps its sealed strings
 
 
-def _slots(state: Any, path: Sequence[str]) -> Iterator[tuple[Any, Any]]:
-    """(container, key) of every non-empty string a path reaches, in a stable order."""
+def _slots(state: Any, path: Sequence[str], out: list[tuple[Any, Any]]) -> None:
+    """Append (container, key) of every non-empty string a path reaches to ``out``, in a stable order."""
     if not path:
         return
     head, rest = path[0], path[1:]
+    keys: Sequence[Any]
     if head == "*":
-        keys: list[Any] = list(range(len(state))) if isinstance(state, list) else []
-    elif isinstance(state, dict) and head in state:
-        keys = [head]
+        keys = range(len(state)) if isinstance(state, list) else ()
+    elif isinstance(state, dict):
+        keys = (head,) if head in state else ()
     elif isinstance(state, list) and head.isdigit() and int(head) < len(state):
-        keys = [int(head)]
+        keys = (int(head),)
     else:
-        keys = []
+        keys = ()
     for key in keys:
         value = state[key]
         if rest:
-            yield from _slots(value, rest)
+            _slots(value, rest, out)
         elif isinstance(value, str) and value:
-            yield state, key
+            out.append((state, key))
+
+
+_SPLIT: dict[str, tuple[str, ...]] = {}
 
 
 def slots(state: dict[str, Any], paths: Sequence[str]) -> list[tuple[Any, Any]]:
     """Every sealed string of a JSON state: (container, key) pairs, path by path."""
-    found: list[tuple[Any, Any]] = []
+    out: list[tuple[Any, Any]] = []
     for path in paths:
-        steps = _steps(path)
-        if len(steps) == 1 and steps[0] != "*":  # a top-level field (most sealed paths): no walk
-            value = state.get(steps[0])
-            if isinstance(value, str) and value:
-                found.append((state, steps[0]))
-        else:
-            found.extend(_slots(state, steps))
-    return found
-
-
-@lru_cache(maxsize=1024)
-def _steps(path: str) -> tuple[str, ...]:
-    return tuple(path.split("."))
+        parts = _SPLIT.get(path)
+        if parts is None:
+            parts = _SPLIT[path] = tuple(path.split("."))
+        _slots(state, parts, out)
+    return out
 
 
 def sealed_texts(state: dict[str, Any], paths: Sequence[str]) -> list[str]:

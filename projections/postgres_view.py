@@ -6,8 +6,9 @@ and ``psycopg`` are slow to import and useless on SQLite).
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from mnemolog.projections.schema import (
     index_statements,
     table,
 )
+from mnemolog.projections.sql import Sql
 from mnemolog.projections.view_store import ViewMixin, open_sqlite_view
 from psycopg.sql import SQL
 
@@ -41,6 +43,12 @@ class PostgresMemoryView(ViewMixin, PostgresTrackingRecorder):
 
     def _tracking_table(self) -> str:
         return PG_TRACKING_TABLE
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[Sql]:
+        """Reads on the pool's autocommit connection: each statement its own snapshot, no BEGIN/ROLLBACK round trips."""
+        with self.datastore.get_connection() as conn, conn.cursor() as cursor:
+            yield Sql(cursor, self.dialect)
 
 
 def open_postgres_view(params: dict[str, Any], count_tokens: Callable[[str], int] | None = None) -> PostgresMemoryView:

@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
-from mnemolog.domain.consolidation import SelectedInput
 from mnemolog.domain.evidence_spans import EvidenceSpan
 from mnemolog.domain.plan import GLOBAL_SCOPE
 from mnemolog.domain.reads import (
@@ -34,6 +33,9 @@ from mnemolog.projections.schema import table
 from mnemolog.projections.search import search_rows
 from mnemolog.projections.view_store import MemoryView
 
+if TYPE_CHECKING:
+    from mnemolog.domain.consolidation import SelectedInput
+
 LIVE = "deleted = 0 AND pruned = 0 AND mode = 'enabled' AND extraction_status = 'extracted'"
 
 
@@ -49,6 +51,11 @@ def scope_filter(project: str | None, column: str = "scope") -> tuple[str, list[
     return f"{column} IN (?, 'global')", [project]
 
 
+def _json_list(value: str | None) -> list[Any]:
+    """A JSON list column (``[]`` and NULL without parsing: most rows hold no evidence or spans)."""
+    return json.loads(value) if value and value != "[]" else []
+
+
 def item_row(r: dict[str, Any]) -> ItemRow:
     """The one mapper from an items row (with ``use_count`` and ``last_used`` when joined) to an ItemRow."""
     return ItemRow(
@@ -58,8 +65,8 @@ def item_row(r: dict[str, Any]) -> ItemRow:
         task_group=r["task_group"] or "",
         title=r["title"] or "",
         text=r["text"] or "",
-        keywords=tuple(json.loads(r["keywords"] or "[]")),
-        evidence=tuple(UUID(e) for e in json.loads(r["evidence"] or "[]")),
+        keywords=tuple(_json_list(r["keywords"])),
+        evidence=tuple(UUID(e) for e in _json_list(r["evidence"])),
         trust=r["trust"],
         status=r["status"],
         valid_from=when(r["valid_from"]),
@@ -73,7 +80,7 @@ def item_row(r: dict[str, Any]) -> ItemRow:
         served_count=int(r.get("served_count") or 0),
         last_served=when(r.get("last_served")),
         context_tokens=r.get("context_tokens"),
-        spans=tuple(EvidenceSpan.model_validate(s) for s in json.loads(r.get("spans") or "[]")),
+        spans=tuple(EvidenceSpan.model_validate(s) for s in _json_list(r.get("spans"))),
         skill=Skill.model_validate_json(r["skill"]) if r.get("skill") else None,
     )
 
@@ -356,6 +363,9 @@ class ViewReads:
     # consolidations -----------------------------------------------------------
     def last_completed_selection(self) -> tuple[SelectedInput, ...]:
         """The selection of the last completed consolidation."""
+        # the aggregate's module: only phase 2 asks
+        from mnemolog.domain.consolidation import SelectedInput
+
         row = self.query(
             f"SELECT selection FROM {table('consolidations')} WHERE status = 'completed' ORDER BY ended_at DESC, id DESC LIMIT 1"
         )
@@ -454,8 +464,8 @@ class ViewReads:
     def folder_model(self, project: str | None = None) -> FolderModel:
         """Everything the Markdown folder renders, read from the tables."""
         cond, params = scope_filter(project, "i.scope")
-        item_rows = self.query(f"{_WITH_USAGE} WHERE i.status = 'active' AND {cond} ORDER BY i.id", params)
-        items = tuple(item_row(r) for r in item_rows)
+        with self.view.reading() as sql:  # row by row: the rows' dicts are never all held with the items
+            items = tuple(item_row(r) for r in sql.each(f"{_WITH_USAGE} WHERE i.status = 'active' AND {cond} ORDER BY i.id", params))
         session_cond = "1 = 1" if project is None else "scope = ?"
         session_rows = self.query(
             f"SELECT * FROM {table('sessions')} WHERE {LIVE} AND {session_cond} ORDER BY native_id",

@@ -5,8 +5,9 @@ SQLite uses the FTS5 index over ``search_rows`` (``MATCH`` ranked by
 with its GIN index (``websearch_to_tsquery`` ranked by ``ts_rank``). Ranking
 bounds its work: both score only the newest ``RANKED`` matching rows, keep the
 best ``limit`` in the reader's scope and join only those to the items (SQLite
-ranks more when the reader's scope held too few of them). The user's query never reaches either parser as
-written: it is cut into words and rebuilt, so no query can be a syntax error.
+scores in the index alone, looks only the best few up for the reader's scope,
+and looks at more, then ranks more, when that scope held too few of them).
+The user's query never reaches either parser as written: it is cut into words and rebuilt, so no query can be a syntax error.
 All words must match; when no item has them all, items with any of them are
 ranked instead.
 """
@@ -24,7 +25,10 @@ from mnemolog.projections.view_store import MemoryView
 MAX_TERMS = 32
 # Ranking bounds its work: only the newest RANKED matching rows are scored (bm25 / ts_rank), so a
 # word found in most items costs the same as a rarer one. A query asking for more hits ranks more.
-RANKED = 1_000
+RANKED = 300
+# Of the ranked matches, only the best CANDIDATES × limit (+10) are looked up for the reader's scope
+# and kind; when too few of them are the reader's, every ranked match is looked up.
+CANDIDATES = 2
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 # bm25 weights per FTS5 column: title, text, keywords.
@@ -68,28 +72,36 @@ def _sqlite(sql: Sql, terms: list[str], any_term: bool, project: str | None, kin
         conditions.append("r.kind = ?")
         params.append(kind)
     search, rows, items, usage = table("search"), table("search_rows"), table("items"), table("item_usage")
-    # Innermost: the newest ``ranked`` matches, scored; then the best ``limit`` of them in the
-    # reader's scope; only those are joined to the items.
+    # Innermost: the newest ``ranked`` matches, scored (FTS5 alone: no join per match); then only
+    # the best ``candidates`` of them are looked up in search_rows for the reader's scope, the best
+    # ``limit`` of those kept and joined to the items. Ties go to the newer row, at every level.
     statement = (
         f"SELECT {_COLUMNS}, c.score FROM ("
-        f"SELECT r.item_id, m.score FROM ("
+        f"SELECT r.item_id, m.rid, m.score FROM ("
+        f"SELECT rid, score FROM ("
         f"SELECT rowid AS rid, -{_BM25.format(t=search)} AS score FROM {search} "
-        f"WHERE {search} MATCH ? ORDER BY rowid DESC LIMIT ?) m "
-        f"JOIN {rows} r ON r.id = m.rid WHERE {' AND '.join(conditions)} ORDER BY m.score DESC, r.item_id LIMIT ?) c "
+        f"WHERE {search} MATCH ? ORDER BY rowid DESC LIMIT ?) ORDER BY score DESC, rid DESC LIMIT ?) m "
+        f"JOIN {rows} r ON r.id = m.rid WHERE {' AND '.join(conditions)} ORDER BY m.score DESC, m.rid DESC LIMIT ?) c "
         f"JOIN {items} i ON i.id = c.item_id LEFT JOIN {usage} u ON u.item_id = i.id "
-        "WHERE i.status = 'active' ORDER BY c.score DESC, i.id"
+        "WHERE i.status = 'active' ORDER BY c.score DESC, c.rid DESC"
     )
     expression = _fts_expression(terms, any_term)
     ranked = max(RANKED, limit)
+    candidates = min(ranked, CANDIDATES * limit + 10)  # most of the best are in the reader's scope
     while True:
-        found: list[dict[str, Any]] = sql.rows(statement, [expression, ranked, *params, limit])
-        if len(found) >= limit or (project is None and kind is None):
+        found: list[dict[str, Any]] = sql.rows(statement, [expression, ranked, candidates, *params, limit])
+        if len(found) >= limit:
             return found
-        # Fewer than asked in the reader's scope: were there more matches than were ranked?
+        # Fewer than asked: were there more ranked matches than candidates, or more matches than ranked?
         matched = sql.one(f"SELECT COUNT(*) AS n FROM (SELECT rowid FROM {search} WHERE {search} MATCH ? LIMIT ?)", [expression, ranked + 1])
-        if matched is None or int(matched["n"]) <= ranked:
+        n = 0 if matched is None else int(matched["n"])
+        if n > candidates and candidates < ranked:
+            candidates = ranked  # the reader's scope held few of the best: look at every ranked match
+        elif n > ranked and (project is not None or kind is not None):
+            ranked *= 8  # and fewer than asked among the ranked ones: rank more
+            candidates = ranked
+        else:
             return found
-        ranked *= 8
 
 
 def _postgres(sql: Sql, terms: list[str], any_term: bool, project: str | None, kind: str | None, limit: int) -> list[dict[str, Any]]:
@@ -104,12 +116,12 @@ def _postgres(sql: Sql, terms: list[str], any_term: bool, project: str | None, k
     rows, items, usage = table("search_rows"), table("items"), table("item_usage")
     statement = (
         f"SELECT {_COLUMNS}, c.score FROM ("
-        f"SELECT m.item_id, ts_rank(m.document, m.query) AS score FROM ("
-        f"SELECT s.item_id, s.document, q.query FROM {rows} s, websearch_to_tsquery('english', ?) AS q(query) "
+        f"SELECT m.item_id, m.id, ts_rank(m.document, m.query) AS score FROM ("
+        f"SELECT s.id, s.item_id, s.document, q.query FROM {rows} s, websearch_to_tsquery('english', ?) AS q(query) "
         f"WHERE {' AND '.join(conditions)} ORDER BY s.id DESC LIMIT ?) m "
-        "ORDER BY score DESC, m.item_id LIMIT ?) c "
+        "ORDER BY score DESC, m.id DESC LIMIT ?) c "
         f"JOIN {items} i ON i.id = c.item_id LEFT JOIN {usage} u ON u.item_id = i.id "
-        "WHERE i.status = 'active' ORDER BY c.score DESC, i.id"
+        "WHERE i.status = 'active' ORDER BY c.score DESC, c.id DESC"
     )
     found: list[dict[str, Any]] = sql.rows(statement, [*params, max(RANKED, limit), limit])
     return found

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 
@@ -34,6 +34,17 @@ class Sql:
         """Fetch all rows as dicts."""
         self.cursor.execute(self._q(statement), tuple(params))
         return [dict(r) for r in self.cursor.fetchall()]
+
+    def each(self, statement: str, params: Sequence[Any] = (), batch: int = 1000) -> Iterator[dict[str, Any]]:
+        """The rows as dicts, fetched ``batch`` at a time (never all of them held at once)."""
+        self.cursor.execute(self._q(statement), tuple(params))
+        cursor = getattr(self.cursor, "sqlite_cursor", self.cursor)  # the library's SQLite wrapper has no fetchmany
+        while True:
+            page = cursor.fetchmany(batch)
+            if not page:
+                return
+            for r in page:
+                yield dict(r)
 
     def one(self, statement: str, params: Sequence[Any] = ()) -> dict[str, Any] | None:
         """Fetch the first row as a dict, or None."""

@@ -19,7 +19,6 @@ from typing import Any, Protocol
 from eventsourcing.persistence import IntegrityError, OperationalError, Tracking
 from eventsourcing.sqlite import SQLiteDatastore, SQLiteTrackingRecorder
 from mnemolog.domain.application import MnemologApp
-from mnemolog.projections.memory_view import apply_event, context_line_tokens
 from mnemolog.projections.schema import (
     SCHEMA_TABLE,
     create_statements,
@@ -75,6 +74,9 @@ class ViewMixin:
     def apply(self, batch: Sequence[tuple[Any, Tracking]]) -> None:
         if not batch:
             return
+        # every event class: imported only when there are events to apply
+        from mnemolog.projections.memory_view import apply_event
+
         with self.datastore.transaction(commit=True) as cursor:
             rows = ViewRows(Sql(cursor, self.dialect), self._line_tokens())
             for domain_event, _ in batch:
@@ -83,6 +85,8 @@ class ViewMixin:
             self._insert_tracking(cursor, batch[-1][1])  # type: ignore[attr-defined]
 
     def _line_tokens(self) -> Callable[[dict[str, Any]], int] | None:
+        from mnemolog.projections.memory_view import context_line_tokens  # as lazily as apply_event
+
         return context_line_tokens(self.count_tokens) if self.count_tokens is not None else None
 
     @contextlib.contextmanager
@@ -108,6 +112,8 @@ class ViewMixin:
         position is set once. A ``scratch`` view (one that is copied elsewhere) gets
         neither the search index nor the secondary indexes.
         """
+        from mnemolog.projections.memory_view import apply_event
+
         count = last = 0
         with self.datastore.transaction(commit=True) as cursor:
             for statement in drop_statements():

@@ -26,7 +26,7 @@ from mnemolog.domain.reads import (
     ItemRow,
     SearchHit,
 )
-from mnemolog.domain.tombstone_matcher import TombstoneMatcher
+from mnemolog.domain.tombstone_matcher import TombstoneMatcher, reaches
 
 KINDS = tuple(kind.value for kind in ItemKindName)
 PROFILE_MAX_WORDS = 350
@@ -259,7 +259,9 @@ def search(
         raise ValueError(f"unknown kind {kind!r} (expected one of {', '.join(KINDS)})")
     if limit <= 0:
         return []
-    asked = limit + SEARCH_SLACK
+    # Extra hits are asked for only when a tombstone reaches the reader (else none can be withheld).
+    withholding = any(reaches(rule.scope, project) for rule in matcher.rules)
+    asked = limit + (SEARCH_SLACK if withholding else 0)
     while True:
         hits = reads.search(query, project, kind, asked)
         kept = [hit for hit in hits if not matcher.withholds(hit.item, project)]

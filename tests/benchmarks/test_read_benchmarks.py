@@ -32,7 +32,16 @@ from support.bench import (
     spread,
     timed,
 )
-from support.bench_items import COMMON, MEDIUM, PROJECT, RARE, VOCABULARY, fill, write_grep_file
+from support.bench_items import (
+    COMMON,
+    MEDIUM,
+    PROJECT,
+    RARE,
+    VOCABULARY,
+    fill,
+    write_grep_file,
+    write_grep_folder,
+)
 from support.reads import context_for, search
 
 SIZES = {"ci": (300, 1_500), "full": (10_000, 100_000)}
@@ -100,19 +109,35 @@ def test_context_against_bare_python(stores: Stores, scale: str, request: pytest
 QUERIES = [COMMON, MEDIUM, RARE, f"{MEDIUM} {VOCABULARY[90]}", f"{COMMON} {MEDIUM}", "nosuchword"]
 
 
+def _grep(target: Path) -> tuple[float, float]:
+    """Wall and CPU seconds (user + system) of ``grep -ri MEDIUM target``."""
+    before = _children_cpu()
+    took = timed(lambda: subprocess.run(["grep", "-ri", MEDIUM, str(target)], stdout=subprocess.DEVNULL, check=False))
+    return took, _children_cpu() - before
+
+
 @pytest.mark.parametrize("backend", ["sqlite", "postgres"])
 def test_search_against_grep(stores: Stores, scale: str, backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    """Search at two sizes: p50/p95 over every query, the median of each query, and grep over the same items.
+
+    grep is measured in two layouts of the same items' text: one file of one
+    line per item, and a folder of one Markdown file per item (how a notes
+    folder stores memory). Our CPU time is this process's (SQLite does the
+    work in it); on PostgreSQL the server's work is in the wall time only.
+    """
     lines, p50s = [], []
     for size in SIZES[scale]:
         store, texts = stores.get(backend, size, request)
         grep_file = write_grep_file(texts, tmp_path / f"items-{size}.txt")
+        grep_folder = write_grep_folder(texts, tmp_path / f"items-{size}")
         for query in QUERIES:
             search(store, query, PROJECT)  # warm
+        _grep(grep_file), _grep(grep_folder)  # warm the page cache
         samples: list[float] = []
         cpu: list[float] = []  # CPU seconds: on a shared machine wall time is mostly waiting for a core
         per_query: dict[str, list[float]] = {}
-        grep_times: list[float] = []
-        grep_cpu: list[float] = []
+        per_query_cpu: dict[str, list[float]] = {}
+        greps: dict[str, list[tuple[float, float]]] = {"one file": [], "a file per item": []}
         for _ in range(ROUNDS[scale]):
             for query in QUERIES:
                 started = time.process_time()
@@ -120,22 +145,30 @@ def test_search_against_grep(stores: Stores, scale: str, backend: str, request: 
                 cpu.append(time.process_time() - started)
                 samples.append(took)
                 per_query.setdefault(query, []).append(took)
-            before = _children_cpu()
-            grep_times.append(timed(lambda f=grep_file: subprocess.run(["grep", "-ri", MEDIUM, str(f)], stdout=subprocess.DEVNULL, check=False)))
-            grep_cpu.append(_children_cpu() - before)
+                per_query_cpu.setdefault(query, []).append(cpu[-1])
+            greps["one file"].append(_grep(grep_file))
+            greps["a file per item"].append(_grep(grep_folder))
         p50, p95 = percentile(samples, 50), percentile(samples, 95)
+        cpu50 = percentile(cpu, 50)
         p50s.append(p50)
-        common = statistics.median(per_query[COMMON])
-        grep = statistics.median(grep_times)
+        worst = max(QUERIES, key=lambda q: statistics.median(per_query[q]))
         lines.append(
-            f"{backend} search at {size:,} items: p50 {p50 * 1000:.2f} ms, p95 {p95 * 1000:.2f} ms, "
-            f"common word {common * 1000:.2f} ms; grep -ri {grep * 1000:.1f} ms; "
-            f"grep / search (p50) {spread([g / p50 for g in grep_times], '{:.0f}')}×; "
-            f"CPU time: p50 {percentile(cpu, 50) * 1000:.2f} ms, p95 {percentile(cpu, 95) * 1000:.2f} ms, "
-            f"grep {statistics.median(grep_cpu) * 1000:.1f} ms, grep / search {statistics.median(grep_cpu) / max(percentile(cpu, 50), 1e-6):.0f}×"
+            f"{backend} search at {size:,} items: p50 {p50 * 1000:.2f} ms, p95 {p95 * 1000:.2f} ms (wall); "
+            f"CPU p50 {cpu50 * 1000:.2f} ms, p95 {percentile(cpu, 95) * 1000:.2f} ms"
         )
+        lines.append(
+            "  median per query (wall / CPU ms): "
+            + ", ".join(f"{q!r} {statistics.median(per_query[q]) * 1000:.2f} / {statistics.median(per_query_cpu[q]) * 1000:.2f}" for q in QUERIES)
+            + f"; slowest {worst!r}"
+        )
+        for layout, runs in greps.items():
+            wall, gcpu = [w for w, _ in runs], [c for _, c in runs]
+            lines.append(
+                f"  grep -ri over {layout}: {statistics.median(wall) * 1000:.1f} ms wall, {statistics.median(gcpu) * 1000:.1f} ms CPU; "
+                f"grep / search (p50): wall {spread([w / p50 for w in wall], '{:.1f}')}×, CPU {statistics.median(gcpu) / max(cpu50, 1e-6):.1f}×"
+            )
     lines.append(f"growth of p50 {SIZES[scale][0]:,} → {SIZES[scale][1]:,} items: {p50s[1] / p50s[0]:.2f}×")
-    report(f"search, {backend} (goal p50 ≤ 5 ms, p95 ≤ 20 ms, ≥ 100× grep)", lines)
+    report(f"search, {backend} (goal p50 ≤ 5 ms, p95 ≤ 20 ms for any word, ≥ 100× grep)", lines)
     assert search(store, RARE, PROJECT) or search(store, COMMON, PROJECT)
 
 
@@ -149,7 +182,10 @@ store = open_store(Settings(home=Path(sys.argv[1])))
 start = time.perf_counter()
 files = write_memory_folder(store, Path(sys.argv[2]))
 took = time.perf_counter() - start
-print(took, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, len(files))
+# This process's own peak: ru_maxrss survives exec, so after a fork it counts the parent's pages.
+status = Path("/proc/self/status")
+peak = [int(l.split()[1]) for l in status.read_text().splitlines() if l.startswith("VmHWM:")] if status.exists() else []
+print(took, (peak[0] if peak else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) / 1024, len(files))
 """
 
 

@@ -46,3 +46,13 @@ def write_grep_file(texts: list[tuple[str, str, str]], path: Path) -> Path:
     """The same items as lines of a text file, for the ``grep -ri`` baseline."""
     path.write_text("".join(f"{scope}\t{title}\t{text}\n" for scope, title, text in texts))
     return path
+
+
+def write_grep_folder(texts: list[tuple[str, str, str]], folder: Path, per_folder: int = 1000) -> Path:
+    """The same items as one Markdown file each (a notes folder), for ``grep -ri`` across files."""
+    for n, (scope, title, text) in enumerate(texts):
+        sub = folder / f"{n // per_folder:04d}"
+        if n % per_folder == 0:
+            sub.mkdir(parents=True, exist_ok=True)
+        (sub / f"{n:06d}.md").write_text(f"# {title}\n\nscope: {scope}\n\n{text}\n")
+    return folder
