@@ -339,7 +339,11 @@ class HeuristicConsolidator:
             if replaced is not None:
                 edits.append(_invalidation(existing, replaced))
                 continue
-            if (
+            if existing.edited_by_user:
+                # A person's words stand: the sessions may still add or lose evidence.
+                if set(existing.evidence) != candidate.evidence:
+                    edits.append(_from_item(existing, "revise", candidate.evidence, "evidence changed"))
+            elif (
                 normalise(existing.text) != normalise(candidate.text)
                 or existing.title != candidate.title
                 or set(existing.evidence) != candidate.evidence

@@ -374,6 +374,7 @@ def _format_item(item: ItemForModel) -> str:
             f"keywords: {', '.join(item.keywords)}",
             f"evidence: {', '.join(item.evidence)}",
             f"text: {item.text}",
+            *(["written by the user: yes (keep their words; revise the text only when a newer session contradicts it)"] if item.edited_by_user else []),
             *_skill_lines(item),
         ]
     )

@@ -130,7 +130,7 @@ class MemoryItem(EventSourced):
             aggregate.trust = self.verdict
 
     class Edited(EventSourced.Event):
-        """A person rewrote the item's text (and title); consolidations revise from there."""
+        """A person rewrote the item's text (and title); consolidations keep their words (the offline one changes only evidence)."""
 
         sealed: ClassVar[tuple[str, ...]] = ("title", "text", "reason")
         title: str

@@ -46,6 +46,7 @@ class ItemForModel:
     keywords: tuple[str, ...]
     evidence: tuple[str, ...]
     skill: Skill | None = None  # a skill's name, steps and what it relies on
+    edited_by_user: bool = False  # a person wrote the title and text: keep their words
 
 
 @dataclass(frozen=True)

@@ -47,6 +47,7 @@ class ItemRow:
     use_count: int = 0  # times cited (what agents said they used)
     last_used: datetime | None = None
     pinned: bool = False  # a person pinned it: first in context and the folder
+    edited_by_user: bool = False  # a person rewrote its text: runs keep their words
     served_count: int = 0  # times served by a read (hook, context, MCP), cited or not
     last_served: datetime | None = None
     spans: tuple[EvidenceSpan, ...] = ()  # line-level evidence: session, file line, quote

@@ -204,6 +204,7 @@ def _item(rows: ViewRows, e: Any) -> None:
                 "consolidation_id": str(e.consolidation_id) if e.consolidation_id else None,
                 "revision": 1,
                 "pinned": 0,
+                "edited_by_user": 0,
                 "context_rank": context_rank(e.trust.value),
                 "use_count": 0,
                 "spans": _spans(e.spans),
@@ -246,7 +247,7 @@ def _item(rows: ViewRows, e: Any) -> None:
         values["trust"] = e.verdict.value
         values["context_rank"] = context_rank(e.verdict.value)
     elif isinstance(e, MemoryItem.Edited):
-        values.update(title=e.title, text=e.text)
+        values.update(title=e.title, text=e.text, edited_by_user=1)
         if row["status"] == ItemStatus.ACTIVE.value:
             keywords = tuple(json.loads(row["keywords"] or "[]"))
             _search_put(rows, iid, row["scope"], row["kind"], e.title, _searched(e.text, _row_skill(row)), keywords)

@@ -77,6 +77,7 @@ def item_row(r: dict[str, Any]) -> ItemRow:
         use_count=int(r.get("use_count") or 0),
         last_used=when(r.get("last_used")),
         pinned=bool(r.get("pinned") or 0),
+        edited_by_user=bool(r.get("edited_by_user") or 0),
         served_count=int(r.get("served_count") or 0),
         last_served=when(r.get("last_served")),
         context_tokens=r.get("context_tokens"),

@@ -22,7 +22,8 @@ TABLES: dict[str, str] = {
         id TEXT PRIMARY KEY, kind TEXT, scope TEXT, task_group TEXT, title TEXT, text TEXT,
         keywords TEXT, evidence TEXT, trust TEXT, status TEXT, valid_from TEXT, valid_to TEXT,
         created_at TEXT, updated_at TEXT, consolidation_id TEXT, revision INTEGER, pinned INTEGER,
-        context_rank INTEGER, use_count INTEGER, context_tokens INTEGER, spans TEXT, skill TEXT
+        context_rank INTEGER, use_count INTEGER, context_tokens INTEGER, spans TEXT, skill TEXT,
+        edited_by_user INTEGER
     """,
     "item_evidence": "item_id TEXT, session_id TEXT, PRIMARY KEY (item_id, session_id)",
     "session_usage": "session_id TEXT PRIMARY KEY, use_count INTEGER, last_used TEXT",

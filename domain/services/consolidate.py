@@ -455,7 +455,8 @@ def _request(
     return ConsolidationRequest(
         items=[
             ItemForModel(
-                h, i.kind, i.scope, i.task_group, i.title, i.text, i.keywords, tuple(str(e) for e in i.evidence), i.skill
+                h, i.kind, i.scope, i.task_group, i.title, i.text, i.keywords, tuple(str(e) for e in i.evidence), i.skill,
+                i.edited_by_user,
             )
             for h, i in handles.items()
         ],

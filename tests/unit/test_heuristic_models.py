@@ -478,3 +478,21 @@ def test_the_user_saying_a_command_was_replaced_invalidates_the_old_fact() -> No
     [ended] = [edit for edit in HeuristicConsolidator().consolidate(request).plan.edits if edit.op == "invalidate"]
     assert ended.target == "I1"
     assert ended.reason.endswith("`make serve` was replaced, the user said; `just dev` is used instead")
+
+
+def test_a_task_a_person_rewrote_keeps_their_words_when_its_session_is_consolidated_again() -> None:
+    def task_item(edited: bool) -> ItemForModel:
+        return ItemForModel(
+            "I1", "task", APP, "app", "Fixed the app's flaky build (success)", "Dana: the build flakes on cold caches.",
+            (), ("s1",), edited_by_user=edited,
+        )
+
+    def plan_for(item: ItemForModel) -> list:  # type: ignore[type-arg]
+        request = ConsolidationRequest(
+            items=(item,), inputs=(entry("s1", APP, raw("Fix app"), change="changed"),), removed_sessions=(), notes=(),
+        )
+        return [e for e in HeuristicConsolidator().consolidate(request).plan.edits if e.target == "I1"]
+
+    [revised] = plan_for(task_item(edited=False))
+    assert revised.op == "revise" and revised.title == "Fix app (success)"  # the extracted words come back
+    assert plan_for(task_item(edited=True)) == []  # the person's words stand

@@ -41,6 +41,8 @@ def test_an_edit_is_an_event_the_views_search_and_explain_show(memory_store: Sto
     store = memory_store
     (raw,) = save(store, item(API, "Run make lint before pushing.", title="lint"))
     item_id = UUID(raw)
+    before = store.reads().item(item_id, API)
+    assert before is not None and not before.edited_by_user
 
     done = edit_item(store, item_id, "Run `make lint-fast` before pushing.", editor="dana", reason="the target was renamed")
 
@@ -50,6 +52,7 @@ def test_an_edit_is_an_event_the_views_search_and_explain_show(memory_store: Sto
     reads = store.reads()
     row = reads.item(item_id, API)
     assert row is not None and row.text == "Run `make lint-fast` before pushing." and row.revision == 2
+    assert row.edited_by_user  # later runs keep these words (the consolidator sees it)
     assert [h.item.item_id for h in reads.search("lint-fast", API, None, 5)] == [item_id]
     story = explain_item(store.app, item_id, store.matcher())
     assert story is not None
