@@ -14,12 +14,16 @@ is current. Where they live:
 
 Looking up a subject's current key is never cached: another process may have
 rotated it. Opened keys are cached (a key never changes), and dropped from
-the cache when this process destroys them.
+the cache when this process destroys them. A key not in the cache is read
+with the ``READ_AHEAD`` keys made after it: the log is read in the order its
+aggregates were made, which is the order their keys were made, so a replay
+of the whole log (a rebuild) reads the key table a page at a time instead of
+a key per aggregate. The cache holds at most ``CACHED_KEYS`` keys.
 
 Keys ``seal`` makes are held until the event recorders store them, before
 the events sealed under them (``batch_recorders``): one statement for a
-whole batch, and on PostgreSQL in the events' own transaction (one commit). A new aggregate (``new``: its first event) has no
-key yet, so none is looked up.
+whole batch, and on PostgreSQL in the events' own transaction (one commit). A new aggregate
+(``new``: its first event) has no key yet, so none is looked up.
 """
 
 from __future__ import annotations
@@ -40,6 +44,8 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 KEY_TABLE = "mnemolog_data_keys"
 KEY_FILE = "data-keys.sqlite"
 NONCE_BYTES = 12
+READ_AHEAD = 500  # keys read with a key that is not cached (made after it)
+CACHED_KEYS = 20_000  # opened keys kept (the oldest dropped first)
 
 
 def _b64(data: bytes) -> str:
@@ -50,7 +56,7 @@ class AesGcmKeys(ABC):
     """Seal and open with AES-GCM; subclasses keep the keys (the ``DataKeys`` port)."""
 
     def __init__(self) -> None:
-        self._opened: dict[str, bytes] = {}
+        self._opened: dict[str, AESGCM] = {}  # key id -> the cipher of that key
         self._lock = threading.Lock()
         self._unsaved: dict[str, tuple[str, bytes]] = {}  # subject -> (key id, key) made, not yet stored
 
@@ -61,8 +67,8 @@ class AesGcmKeys(ABC):
         """The subject's newest key (id, bytes), or None."""
 
     @abstractmethod
-    def _find(self, key_id: str) -> bytes | None:
-        """A key by id, or None when it was destroyed (or never existed)."""
+    def _find(self, key_id: str) -> list[tuple[str, bytes]]:
+        """A key by id with the ``READ_AHEAD`` keys made after it, as (id, bytes); empty when it was destroyed (or never existed)."""
 
     @abstractmethod
     def _add(self, subject: str, key_id: str, key: bytes) -> None:
@@ -126,17 +132,22 @@ class AesGcmKeys(ABC):
     def open(self, subject: UUID, sealed: dict[str, str]) -> bytes | None:
         """The plaintext, or None when its key was destroyed."""
         key_id = sealed.get("k", "")
-        key = self._opened.get(key_id)
-        if key is None:
+        cipher = self._opened.get(key_id)
+        if cipher is None:
             with self._lock:
                 unsaved = {kid: k for kid, k in self._unsaved.values()}
-                key = unsaved.get(key_id) or self._find(key_id)
-            if key is None:
+                found = [(key_id, unsaved[key_id])] if key_id in unsaved else self._find(key_id)
+            if not found or found[0][0] != key_id:
                 return None
-            self._opened[key_id] = key
+            for other_id, key in found:
+                if other_id not in self._opened:
+                    self._opened[other_id] = AESGCM(key)
+            while len(self._opened) > CACHED_KEYS:
+                del self._opened[next(iter(self._opened))]
+            cipher = self._opened.get(key_id) or AESGCM(found[0][1])
         blob = base64.b64decode(sealed.get("c", ""))
         try:
-            return AESGCM(key).decrypt(blob[:NONCE_BYTES], blob[NONCE_BYTES:], str(subject).encode())
+            return cipher.decrypt(blob[:NONCE_BYTES], blob[NONCE_BYTES:], str(subject).encode())
         except InvalidTag:
             return None  # not sealed for this aggregate: it reads as erased
 
@@ -175,9 +186,9 @@ class MemoryKeys(AesGcmKeys):
         found = [(kid, key) for kid, (subj, key) in self._keys.items() if subj == subject]
         return found[-1] if found else None
 
-    def _find(self, key_id: str) -> bytes | None:
+    def _find(self, key_id: str) -> list[tuple[str, bytes]]:
         entry = self._keys.get(key_id)
-        return entry[1] if entry else None
+        return [(key_id, entry[1])] if entry else []
 
     def _add(self, subject: str, key_id: str, key: bytes) -> None:
         self._keys[key_id] = (subject, key)
@@ -220,9 +231,12 @@ class SqliteKeys(AesGcmKeys):
         ).fetchone()
         return (str(row[0]), bytes(row[1])) if row else None
 
-    def _find(self, key_id: str) -> bytes | None:
-        row = self._db().execute(f"SELECT key FROM {KEY_TABLE} WHERE key_id = ?", (key_id,)).fetchone()
-        return bytes(row[0]) if row else None
+    def _find(self, key_id: str) -> list[tuple[str, bytes]]:
+        rows = self._db().execute(
+            f"SELECT key_id, key FROM {KEY_TABLE} WHERE seq >= (SELECT seq FROM {KEY_TABLE} WHERE key_id = ?) ORDER BY seq LIMIT ?",
+            (key_id, 1 + READ_AHEAD),
+        ).fetchall()
+        return [(str(r[0]), bytes(r[1])) for r in rows]
 
     def _add(self, subject: str, key_id: str, key: bytes) -> None:
         self._db().execute(f"INSERT INTO {KEY_TABLE} (key_id, subject, key) VALUES (?, ?, ?)", (key_id, subject, key))
@@ -290,9 +304,12 @@ class PostgresKeys(AesGcmKeys):
         ).fetchone()
         return (str(row[0]), bytes(row[1])) if row else None
 
-    def _find(self, key_id: str) -> bytes | None:
-        row = self._db().execute(f"SELECT key FROM {KEY_TABLE} WHERE key_id = %s", (key_id,)).fetchone()
-        return bytes(row[0]) if row else None
+    def _find(self, key_id: str) -> list[tuple[str, bytes]]:
+        rows = self._db().execute(
+            f"SELECT key_id, key FROM {KEY_TABLE} WHERE seq >= (SELECT seq FROM {KEY_TABLE} WHERE key_id = %s) ORDER BY seq LIMIT %s",
+            (key_id, 1 + READ_AHEAD),
+        ).fetchall()
+        return [(str(r[0]), bytes(r[1])) for r in rows]
 
     def _add(self, subject: str, key_id: str, key: bytes) -> None:
         self._db().execute(f"INSERT INTO {KEY_TABLE} (key_id, subject, key) VALUES (%s, %s, %s)", (key_id, subject, key))

@@ -24,11 +24,13 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterator
 from functools import cache, lru_cache
 from typing import Any
 
+from mnemolog.adapters.redaction_prefilter import Prefilter
 from mnemolog.domain.transcript import Transcript
 
 REDACTED = "[REDACTED_SECRET]"
@@ -243,18 +245,35 @@ def _plausible_value(value: str) -> bool:
     return not _CODE_REFERENCE.match(value) and value.upper() != REDACTED.strip("[]")
 
 
-def _keyword_spans(text: str, lowered: str | None = None) -> Iterator[Span]:
-    for start, end in _keyword_windows(text, _KEYWORD_HINT, lowered):
+def _keyword_spans(text: str, lowered: Callable[[], str], may: frozenset[int]) -> Iterator[Span]:
+    """Secrets under secret-sounding names, looked for only around those names (``may``: rules that may match)."""
+    rules = _rules()
+    if rules.keyword_hint not in may:
+        return
+    narrowed = set(may - rules.keywords)
+    for numbers, refine in rules.keyword_refine:
+        if may.isdisjoint(numbers):
+            continue
+        found = refine.candidates(text)
+        narrowed.update(numbers if found is None else (numbers[n] for n in found))
+    may = frozenset(narrowed) & may
+    codex = [rule for number, rule in zip(rules.codex_keywords, _KEYWORD_RULES, strict=True) if number in may]
+    named = rules.named_value in may
+    library = [rule for number, rule in zip(rules.library_keywords, _library_keyword_rules(), strict=True) if number in may]
+    if not (codex or named or library):
+        return
+    for start, end in _keyword_windows(text, _KEYWORD_HINT, lowered()):
         window = text[start:end]
-        for pattern, group in _KEYWORD_RULES:
+        for pattern, group in codex:
             for match in pattern.finditer(window):
                 a, b = match.span(group)
                 yield start + a, start + b
-        for match in _NAMED_VALUE.finditer(window):
-            if _plausible_value(match.group(1)):
-                a, b = match.span(1)
-                yield start + a, start + b
-        for pattern, lib_group in _library_keyword_rules():
+        if named:
+            for match in _NAMED_VALUE.finditer(window):
+                if _plausible_value(match.group(1)):
+                    a, b = match.span(1)
+                    yield start + a, start + b
+        for pattern, lib_group in library:
             for match in pattern.finditer(window):
                 a, b = match.span(lib_group)
                 value = window[a:b]
@@ -262,151 +281,175 @@ def _keyword_spans(text: str, lowered: str | None = None) -> Iterator[Span]:
                     yield start + a, start + b
 
 
-# ---- the prefilter: a rule runs only on a text holding a literal every match of it contains.
-# The literals are read from each compiled pattern (so detect-secrets' rules get them too), and
-# the check is a substring test, so a skipped rule is one that could not have matched.
-
-Needs = tuple[frozenset[str], bool] | None  # (any of these literals, compared case-folded), or no filter
-
-
-def _required(parsed: Any, icase: bool) -> frozenset[str] | None:
-    """Literals one of which every match of ``parsed`` contains (None when none can be told)."""
-    from re import _constants as c  # type: ignore[attr-defined]
-
-    best: frozenset[str] | None = None
-
-    def consider(found: frozenset[str] | None) -> None:
-        nonlocal best
-        if found and all(found) and (best is None or min(map(len, found)) > min(map(len, best))):
-            best = found
-
-    run: list[str] = []
-    for op, arg in parsed:
-        if op is c.LITERAL:
-            run.append(chr(arg))
-            continue
-        if op is c.AT:  # zero-width (\b, ^): the literals around it stay adjacent
-            continue
-        consider(frozenset({"".join(run)}) if run else None)
-        run = []
-        if op is c.SUBPATTERN:
-            _, add_flags, del_flags, sub = arg
-            if not (add_flags | del_flags) & c.SRE_FLAG_IGNORECASE:
-                consider(_required(sub, icase))
-        elif op is c.BRANCH:
-            alternatives = [_required(branch, icase) for branch in arg[1]]
-            if all(alternatives):
-                consider(frozenset().union(*alternatives))  # type: ignore[arg-type]
-        elif op in (c.MAX_REPEAT, c.MIN_REPEAT) and arg[0] >= 1:
-            consider(_required(arg[2], icase))
-    consider(frozenset({"".join(run)}) if run else None)
-    return best
-
-
-@cache
-def _needs(pattern: re.Pattern[str]) -> Needs:
-    """What ``pattern`` needs in a text before it is worth running."""
-    from re import _parser  # type: ignore[attr-defined]
-
-    icase = bool(pattern.flags & re.IGNORECASE)
-    try:
-        found = _required(_parser.parse(pattern.pattern, pattern.flags & ~re.UNICODE), icase)
-    except Exception:  # pragma: no cover - an unparsable pattern simply always runs
-        return None
-    if not found or (icase and not all(literal.isascii() for literal in found)):
-        return None
-    return frozenset(literal.lower() for literal in found) if icase else found, icase
-
-
-def fold(text: str) -> str:
-    """``text`` lower-cased so that a case-insensitive ASCII literal found by ``re`` is a substring of it.
-
-    ``re`` also matches İ (U+0130) and ı (U+0131) to i, ſ (U+017F) to s and the
-    Kelvin sign to k; ``str.lower`` turns İ into two characters, so those are
-    mapped first (tests/unit/test_redaction_prefilter.py checks the list).
-    """
-    if not text.isascii():
-        text = text.replace("\u0130", "i").replace("\u0131", "i").replace("\u017f", "s")
-    return text.lower()
-
-
-class _Text:
-    """One text and its folded form, computed once and only if a rule asks for it."""
-
-    __slots__ = ("_folded", "text")
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self._folded: str | None = None
-
-    def may_match(self, pattern: re.Pattern[str]) -> bool:
-        needs = _needs(pattern)
-        if needs is None:
-            return True
-        literals, icase = needs
-        if icase:
-            if self._folded is None:
-                self._folded = fold(self.text)
-            haystack = self._folded
-        else:
-            haystack = self.text
-        return any(literal in haystack for literal in literals)
-
-
-def _without_quote_escapes(text: str) -> tuple[str, list[int]]:
-    """``text`` with the backslash of each ``\\"`` left out, and where each kept character was."""
-    kept: list[str] = []
-    where: list[int] = []
-    for index, char in enumerate(text):
-        if char == "\\" and text.startswith('"', index + 1):
-            continue  # the quote after it is kept
-        kept.append(char)
-        where.append(index)
-    return "".join(kept), where
-
-
-def _find_spans(text: str) -> list[Span]:
-    spans: list[Span] = []
-    probe = _Text(text)
-    if "PRIVATE KEY" in text:
-        spans.extend(match.span() for match in _PRIVATE_KEY_BLOCK.finditer(text))
-    if "PuTTY-User-Key-File" in text:
-        spans.extend(match.span() for match in _PUTTY_KEY.finditer(text))
-    for pattern, group in _EXTRA_RULES:
-        if not probe.may_match(pattern):
-            continue
-        for match in pattern.finditer(text):
-            span = _secret_span(match, group)
-            if span:
-                spans.append(span)
-    for pattern, lib_group in _library_rules():
-        if not probe.may_match(pattern):
-            continue
-        for match in pattern.finditer(text):
-            span = _secret_span(match, lib_group)
-            if span and span[1] - span[0] >= 6:
-                spans.append(span)
-    lowered = text.lower()  # one lower-cased copy for both keyword scans
-    spans.extend(_keyword_spans(text, lowered))
-    for start, end in _keyword_windows(text, _ASSIGNMENT_HINT, lowered):
+def _near_name_spans(text: str, lowered: Callable[[], str], may: frozenset[int]) -> Iterator[Span]:
+    """detect-secrets' ``name = value`` rules, run around ``key``, ``pwd``, ``pass`` and ``token``."""
+    rules = [rule for number, rule in zip(_rules().near_names, _library_assignment_rules(), strict=True) if number in may]
+    if not rules:
+        return
+    for start, end in _keyword_windows(text, _ASSIGNMENT_HINT, lowered()):
         window = text[start:end]
-        for pattern, lib_group in _library_assignment_rules():
+        for pattern, lib_group in rules:
             for match in pattern.finditer(window):
                 span = _secret_span(match, lib_group)
                 if span:
-                    spans.append((start + span[0], start + span[1]))
-    for match in _ASSIGNMENT.finditer(text) if probe.may_match(_ASSIGNMENT) else ():
-        name, value = match.group(1), match.group(2)
-        if _ID_NAME.search(name):
-            continue
-        if _looks_random(name, value):
-            spans.append(match.span(2))
-        elif "/" in value and not value.startswith("/"):
-            # KEY=<secret>/rest in a path (a folder named after an assignment): the segment is the value.
-            segment = value.split("/", 1)[0]
-            if len(segment) >= 20 and _looks_random(name, segment):
-                spans.append((match.start(2), match.start(2) + len(segment)))
+                    yield start + span[0], start + span[1]
+
+
+# ---- the prefilter: one RE2 pass per text names the rules that may match in it (a superset, see
+# adapters/redaction_prefilter.py); only those run, each exactly as it always did, with Python's re.
+# A rule that runs only inside keyword windows may match there only where its RE2 form matches the
+# text (that form has no anchors or look-arounds, so a match in a window is a match in the text).
+
+
+class _Rules:
+    """Every rule's number in the prefilter."""
+
+    def __init__(self) -> None:
+        patterns: list[re.Pattern[str]] = []
+
+        def add(group: list[re.Pattern[str]]) -> tuple[int, ...]:
+            patterns.extend(group)
+            return tuple(range(len(patterns) - len(group), len(patterns)))
+
+        # The keyword windows are found on the lower-cased text: ignoring case here finds at least
+        # as much (the only characters whose lower case is ASCII are A-Z, İ and the Kelvin sign).
+        (self.private_key, self.putty, self.assignment, self.named_value, self.keyword_hint, self.near_hint) = add(
+            [_PRIVATE_KEY_BLOCK, _PUTTY_KEY, _ASSIGNMENT, _NAMED_VALUE]
+            + [re.compile(hint.pattern, re.IGNORECASE) for hint in (_KEYWORD_HINT, _ASSIGNMENT_HINT)]
+        )
+        self.codex_keywords = add([pattern for pattern, _ in _KEYWORD_RULES])
+        self.library_keywords = add([pattern for pattern, _ in _library_keyword_rules()])
+        self.near_names = add([pattern for pattern, _ in _library_assignment_rules()])
+        self.extra = add([pattern for pattern, _ in _EXTRA_RULES])
+        self.library = add([pattern for pattern, _ in _library_rules()])
+        self.keywords = frozenset((self.named_value, *self.codex_keywords, *self.library_keywords))
+        self.patterns = tuple(patterns)
+        # The keyword rules' first-pass forms stop at the loop after the name (``token[\w.-]*``), so
+        # they hold for every text naming a token; a second pass keeps those loops, for these rules
+        # and only on the texts the first named.
+        # One set per group: together their DFA grows far larger than the three apart.
+        self.keyword_refine = tuple(
+            (group, Prefilter([patterns[n] for n in group], word_loops=True))
+            for group in ((self.named_value,), self.codex_keywords, self.library_keywords)
+        )
+        self.prefilter = Prefilter(patterns)
+        self.every = frozenset(range(len(patterns)))
+        self.shortest = min(_min_width(pattern) for pattern in patterns)
+
+
+@lru_cache(maxsize=1)
+def _rules() -> _Rules:
+    return _Rules()
+
+
+def _min_width(pattern: re.Pattern[str]) -> int:
+    from re import _parser  # type: ignore[attr-defined]
+
+    try:
+        return int(_parser.parse(pattern.pattern, pattern.flags & ~re.UNICODE).getwidth()[0])
+    except Exception:  # pragma: no cover - an unparsable pattern: no length bound
+        return 0
+
+
+def _without_quote_escapes(text: str) -> tuple[str, list[int]]:
+    """``text`` with the backslash of each ``\\"`` left out, and where each removal happened in it.
+
+    The second list holds, for each backslash left out, the index in the returned
+    text of the quote that followed it (see :func:`_unescaped_index`).
+    """
+    plain = text.replace('\\"', '"')  # occurrences cannot overlap: the same as dropping each backslash before a quote
+    quotes: list[int] = []
+    at = text.find('\\"')
+    while at >= 0:
+        quotes.append(at - len(quotes))
+        at = text.find('\\"', at + 2)
+    return plain, quotes
+
+
+def _unescaped_index(quotes: list[int], index: int) -> int:
+    """Where the character at ``index`` of the unescaped text is in the original text."""
+    return index + bisect_right(quotes, index)
+
+
+def _find_spans(text: str) -> list[Span]:
+    rules = _rules()
+    if len(text) < rules.shortest:
+        return []
+    may = rules.prefilter.candidates(text)
+    if may is None:
+        may = rules.every  # RE2 could not tell: every rule runs
+    elif not may:
+        return []
+    spans: list[Span] = []
+    if rules.private_key in may and "PRIVATE KEY" in text:
+        spans.extend(match.span() for match in _PRIVATE_KEY_BLOCK.finditer(text))
+    if rules.putty in may and "PuTTY-User-Key-File" in text:
+        spans.extend(match.span() for match in _PUTTY_KEY.finditer(text))
+    for number, (pattern, group) in zip(rules.extra, _EXTRA_RULES, strict=True):
+        if number in may:
+            for match in pattern.finditer(text):
+                span = _secret_span(match, group)
+                if span:
+                    spans.append(span)
+    for number, (pattern, lib_group) in zip(rules.library, _library_rules(), strict=True):
+        if number in may:
+            for match in pattern.finditer(text):
+                span = _secret_span(match, lib_group)
+                if span and span[1] - span[0] >= 6:
+                    spans.append(span)
+    near_names = rules.near_hint in may and not may.isdisjoint(rules.near_names)
+    if near_names or (rules.keyword_hint in may and not may.isdisjoint(rules.keywords)):
+        lowered = cache(text.lower)  # one lower-cased copy for both keyword scans, made when needed
+        spans.extend(_keyword_spans(text, lowered, may))
+        if near_names:
+            spans.extend(_near_name_spans(text, lowered, may))
+    if rules.assignment in may:
+        spans.extend(_assignment_spans(text))
     return spans
+
+
+# An operator (the last character of ``:``, ``=`` or ``:=``) with a possible value after it: every match
+# of _ASSIGNMENT holds one, and lies between 66 characters (and spaces) before it and the end of the run
+# of value characters after it.
+_ASSIGNMENT_OPERATOR = re.compile(r"[:=](?=[ \t]*[\"']?[A-Za-z0-9+/_.-]{20})")
+_VALUE_RUN = re.compile(r"[ \t]*[\"']?[A-Za-z0-9+/_=.-]*")
+_NAME_CHARS = 64
+
+
+def _assignment_stretches(text: str) -> list[Span]:
+    """Disjoint stretches of ``text`` that hold every match of _ASSIGNMENT (searched within them, each is found)."""
+    stretches: list[Span] = []
+    for operator in _ASSIGNMENT_OPERATOR.finditer(text):
+        back = operator.start()
+        if back and text[back - 1] == ":":
+            back -= 1  # the ':' of ':='
+        while back and text[back - 1] in " \t":
+            back -= 1
+        if back and text[back - 1] in "\"'":
+            back -= 1
+        start = max(0, back - _NAME_CHARS)
+        run = _VALUE_RUN.match(text, operator.end())
+        end = min(len(text), (run.end() if run else operator.end()) + 1)  # one more: the look-ahead's character
+        if stretches and start <= stretches[-1][1]:
+            stretches[-1] = (stretches[-1][0], max(end, stretches[-1][1]))
+        else:
+            stretches.append((start, end))
+    return stretches
+
+
+def _assignment_spans(text: str) -> Iterator[Span]:
+    for start, end in _assignment_stretches(text):
+        for match in _ASSIGNMENT.finditer(text, start, end):
+            name, value = match.group(1), match.group(2)
+            if _ID_NAME.search(name):
+                continue
+            if _looks_random(name, value):
+                yield match.span(2)
+            elif "/" in value and not value.startswith("/"):
+                # KEY=<secret>/rest in a path (a folder named after an assignment): the segment is the value.
+                segment = value.split("/", 1)[0]
+                if len(segment) >= 20 and _looks_random(name, segment):
+                    yield match.start(2), match.start(2) + len(segment)
 
 
 def _merge(spans: list[Span]) -> list[Span]:
@@ -420,6 +463,26 @@ def _merge(spans: list[Span]) -> list[Span]:
     return merged
 
 
+def secret_spans(text: str) -> list[Span]:
+    """Where the secrets in ``text`` are: sorted, non-overlapping ``(start, end)`` offsets.
+
+    Overlapping findings are merged; a finding that is already the marker is left out.
+    """
+    if not text:
+        return []
+    spans = _find_spans(text)
+    if '\\"' in text:
+        # JSON inside a JSON string (a tool's arguments): its quotes arrive escaped (\"). Look
+        # again with those backslashes left out, and map what is found back onto the text.
+        plain, quotes = _without_quote_escapes(text)
+        spans += [
+            (_unescaped_index(quotes, start), _unescaped_index(quotes, end - 1) + 1)
+            for start, end in _find_spans(plain)
+            if end > start
+        ]
+    return [span for span in _merge(spans) if text[span[0] : span[1]] != REDACTED]
+
+
 def redact(text: str) -> tuple[str, int]:
     """Replace every secret in ``text`` with ``[REDACTED_SECRET]``; return the text and count.
 
@@ -428,14 +491,7 @@ def redact(text: str) -> tuple[str, int]:
     """
     if not text:
         return text, 0
-    spans = _find_spans(text)
-    if '\\"' in text:
-        # JSON inside a JSON string (a tool's arguments): its quotes arrive escaped (\"). Look
-        # again with those backslashes left out, and map what is found back onto the text.
-        plain, where = _without_quote_escapes(text)
-        spans += [(where[start], where[end - 1] + 1) for start, end in _find_spans(plain) if end > start]
-    spans = _merge(spans)
-    spans = [span for span in spans if text[span[0] : span[1]] != REDACTED]
+    spans = secret_spans(text)
     if not spans:
         return text, 0
     pieces: list[str] = []
@@ -467,12 +523,13 @@ def redact_transcript(transcript: Transcript) -> tuple[Transcript, int]:
     """
     total = 0
     items = []
+    seen: dict[str, tuple[str, int]] = {}  # tool names, call ids, the first user message: each text once
     for item in transcript.items:
-        update, count = _redacted_fields(item, ITEM_FIELDS)
+        update, count = _redacted_fields(item, ITEM_FIELDS, seen)
         total += count
         items.append(item.model_copy(update=update) if update else item)
     meta = transcript.meta
-    update, count = _redacted_fields(meta, META_FIELDS)
+    update, count = _redacted_fields(meta, META_FIELDS, seen)
     if "native_id" in update:
         update["native_id"] = "redacted-" + hashlib.sha256(meta.native_id.encode()).hexdigest()[:24]
     total += count
@@ -482,13 +539,16 @@ def redact_transcript(transcript: Transcript) -> tuple[Transcript, int]:
     return transcript.model_copy(update={"items": tuple(items), "meta": meta, "warnings": warnings}), total
 
 
-def _redacted_fields(value: Any, names: tuple[str, ...]) -> tuple[dict[str, str], int]:
+def _redacted_fields(value: Any, names: tuple[str, ...], seen: dict[str, tuple[str, int]]) -> tuple[dict[str, str], int]:
     update: dict[str, str] = {}
     total = 0
     for name in names:
         text = getattr(value, name)
         if isinstance(text, str) and text:
-            clean, count = redact(text)
+            found = seen.get(text)
+            if found is None:
+                found = seen[text] = redact(text)
+            clean, count = found
             if count:
                 update[name] = clean
                 total += count

@@ -411,7 +411,8 @@ def _decode_line(raw: bytes, limits: ReadLimits) -> dict[str, Any] | str:
         return "unparseable line"
     if not isinstance(value, dict):
         return "unparseable line"
-    if not _nesting(value, limits.max_nesting):
+    # A line with no more brackets than the limit cannot nest deeper (brackets in strings only add).
+    if raw.count(b"{") + raw.count(b"[") > limits.max_nesting and not _nesting(value, limits.max_nesting):
         return "nested too deep"
     if _RISKY_ESCAPE.search(raw):
         cleaned: dict[str, Any] = _clean_strings(value)

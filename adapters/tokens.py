@@ -97,6 +97,8 @@ def count_tokens(text: str) -> int:
     if not text:
         return 0
     encoding = _encoding()
+    if len(text) <= _CHUNK_CHARS:  # one chunk (every context line a view counts)
+        return int(encoding.count(text))
     return sum(int(encoding.count(chunk)) for chunk in _chunks(text))
 
 

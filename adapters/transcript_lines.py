@@ -37,6 +37,24 @@ def _strings(value: Any, depth: int = 0) -> Iterator[str]:
             yield from _strings(v, depth)
 
 
+def _collect_strings(value: Any, out: list[str], depth: int = 0) -> None:
+    """:func:`_strings` into ``out``, without a generator per value (ingest reads every record so)."""
+    if isinstance(value, str):
+        out.append(value)
+        if depth < 2 and value[:1] in "{[":
+            try:
+                inner = json.loads(value)
+            except ValueError:
+                return
+            _collect_strings(inner, out, depth + 1)
+    elif isinstance(value, dict):
+        for v in value.values():
+            _collect_strings(v, out, depth)
+    elif isinstance(value, list):
+        for v in value:
+            _collect_strings(v, out, depth)
+
+
 def _first_line(piece: str) -> str | None:
     for line in piece.split("\n"):
         line = line.strip()
@@ -67,12 +85,23 @@ def with_lines(transcript: Transcript, records: Sequence[dict[str, Any]], record
     """The transcript with each item's ``line`` set where a record holds its text."""
     if not transcript.items or len(records) != len(record_lines):
         return transcript
-    haystacks: dict[int, str] = {}
+    outer: dict[int, str] = {}
+    whole: dict[int, str] = {}
 
-    def haystack(index: int) -> str:
-        if index not in haystacks:
-            haystacks[index] = "\n".join(_strings(records[index]))
-        return haystacks[index]
+    def holds(index: int, probes: list[str]) -> bool:
+        # Probes hold no newline, so a probe is in the joined strings only within one of them: the
+        # record's own strings are looked at first, and JSON inside them is parsed only when needed.
+        if index not in outer:
+            found: list[str] = []
+            _collect_strings(records[index], found, depth=2)
+            outer[index] = "\n".join(found)
+        if all(probe in outer[index] for probe in probes):
+            return True
+        if index not in whole:
+            found = []
+            _collect_strings(records[index], found)
+            whole[index] = "\n".join(found)
+        return all(probe in whole[index] for probe in probes)
 
     items = []
     at = 0
@@ -81,7 +110,7 @@ def with_lines(transcript: Transcript, records: Sequence[dict[str, Any]], record
         found = None
         if probes:
             for index in range(at, min(len(records), at + LOOKAHEAD)):
-                if all(probe in haystack(index) for probe in probes):
+                if holds(index, probes):
                     found = index
                     break
         if found is None:

@@ -96,16 +96,25 @@ def _is_error_item(item: TranscriptItem) -> bool:
     return item.is_error or (item.exit_code is not None and item.exit_code != 0)
 
 
-def _header(number: int, item: TranscriptItem, call: str | None = None) -> str:
+def _header(number: int, item: TranscriptItem, call: str | None = None, follows_call: bool = False) -> str:
+    """``[N] user:``, ``[N] call TOOL:``, ``[N] output:`` (right after its call) or ``[N] output of #M:``."""
     if item.kind is ItemKind.USER:
         return f"[{number}] user:"
     if item.kind is ItemKind.ASSISTANT:
         return f"[{number}] assistant:"
-    parts = [f"[{number}]", "tool call" if item.kind is ItemKind.TOOL_CALL else "tool output"]
-    if item.tool:
-        parts.append(item.tool)
-    if item.call_id:
-        parts.append(f"(call {call or item.call_id})")
+    if item.kind is ItemKind.TOOL_CALL:
+        parts = [f"[{number}]", "call"]
+        if item.tool:
+            parts.append(item.tool)
+        if item.call_id and call != f"#{number}":
+            parts.append(f"(call {call or item.call_id})")
+    else:
+        parts = [f"[{number}]", "output"]
+        if not follows_call:
+            if item.tool:
+                parts.append(item.tool)
+            if item.call_id:
+                parts.append(f"of {call or item.call_id}")
     if item.exit_code is not None:
         parts.append(f"exit={item.exit_code}")
     if item.is_error:
@@ -117,28 +126,100 @@ def _blocks(transcript: Transcript) -> list[_Block]:
     seen_outputs: dict[str, str] = {}
     calls: dict[str, str] = {}  # a long call id -> "#N", N the item that first named it (ids cost ~10 tokens)
     blocks: list[_Block] = []
+    previous: TranscriptItem | None = None
     for index, item in enumerate(transcript.items):
         number = index + 1
         body = item.text.strip("\n")
         call = None
         if item.call_id:
             call = calls.setdefault(item.call_id, f"#{number}" if len(item.call_id) > _SHORT_CALL_ID else item.call_id)
-        if item.kind is ItemKind.TOOL_OUTPUT and len(body) >= _MIN_COLLAPSE_CHARS:
-            if body in seen_outputs:
-                body = f"[same output as {seen_outputs[body]}]"
-            else:
-                seen_outputs[body] = f"call {call}" if call else f"item {number}"
+        if item.kind is ItemKind.TOOL_CALL:
+            body = _compact_call(body)
+        elif item.kind is ItemKind.TOOL_OUTPUT:
+            body = _compact_output(body, item)
+            if len(body) >= _MIN_COLLAPSE_CHARS:
+                if body in seen_outputs:
+                    body = f"[same output as {seen_outputs[body]}]"
+                else:
+                    seen_outputs[body] = f"call {call}" if call else f"item {number}"
+        follows_call = (
+            item.kind is ItemKind.TOOL_OUTPUT
+            and previous is not None
+            and previous.kind is ItemKind.TOOL_CALL
+            and bool(item.call_id)
+            and previous.call_id == item.call_id
+        )
+        previous = item
         blocks.append(
             _Block(
                 index=index,
                 item=item,
-                header=_header(number, item, call),
+                header=_header(number, item, call, follows_call),
                 body=body,
                 essential=item.kind is ItemKind.USER or _is_error_item(item),
                 trimmable=item.kind is not ItemKind.USER,
             )
         )
     return blocks
+
+
+def _compact_call(body: str) -> str:
+    """A tool call's JSON arguments as ``name: value`` lines, strings unquoted and unescaped.
+
+    The JSON's quotes, braces and escapes cost tokens and tell a model nothing; anything that
+    is not a JSON object stays as it was.
+    """
+    if not body.startswith("{"):
+        return body
+    try:
+        arguments = json.loads(body)
+    except ValueError:
+        return body
+    if not isinstance(arguments, dict) or not arguments:
+        return body
+    if "command" in arguments:
+        # Claude Code's Bash ``description`` is the agent's label of the command for its UI: the
+        # command itself says it.
+        arguments.pop("description", None)
+    if len(arguments) == 1:  # one argument (a command, a path): the tool's name says what it is
+        (value,) = arguments.values()
+        return value if isinstance(value, str) else _dumps(value)
+    lines = []
+    for name, value in arguments.items():
+        shown = value if isinstance(value, str) else _dumps(value)
+        lines.append(f"{name}:\n{shown}" if "\n" in shown else f"{name}: {shown}")
+    return "\n".join(lines)
+
+
+# Claude Code's Read shows each line as ``<spaces><number>→<line>`` (cat -n): the numbers are noise.
+_LINE_NUMBER = re.compile(r"^ *\d+\u2192", re.MULTILINE)
+
+
+def _compact_output(body: str, item: TranscriptItem) -> str:
+    """A tool output without what the header already says (``Exit code N``), line-number gutters
+    and column padding. Error lines stay exactly as the tool printed them.
+    """
+    if item.exit_code is not None and body.startswith(f"Exit code {item.exit_code}\n"):
+        body = body[len(f"Exit code {item.exit_code}\n") :]
+    numbered = "\u2192" in body and _LINE_NUMBER.match(body) is not None
+    if numbered or "  " in body:
+        body = "\n".join(_compact_line(line, numbered) for line in body.split("\n"))
+    return body
+
+
+_GAP = re.compile(r"(?<=\S)  +(?=\S)")
+
+
+def _compact_line(line: str, numbered: bool) -> str:
+    """A line without its line-number gutter, its inner runs of spaces (columns) cut to one.
+
+    Indentation stays; an error line stays as printed.
+    """
+    if ERROR_LINE.search(line):
+        return line
+    if numbered:
+        line = _LINE_NUMBER.sub("", line, count=1)
+    return _GAP.sub(" ", line) if "  " in line else line
 
 
 def _cap_line(line: str, limit: int) -> str:

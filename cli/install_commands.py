@@ -15,21 +15,43 @@ def install(
     uninstall: bool = typer.Option(False, "--uninstall", help="Take mnemolog out again: restore the files as they were."),
     codex: Path | None = typer.Option(None, "--codex", help="The codex binary that trusts the hooks (default: codex on PATH)."),
     no_trust: bool = typer.Option(False, "--no-trust", help="Codex: do not ask Codex to trust the hooks (trust them with /hooks yourself)."),
+    no_skills: bool = typer.Option(False, "--no-skills", help="Do not put mnemolog's user-wide skills into the agent's skill folder (~/.claude/skills, $CODEX_HOME/skills)."),
+    project_skills_in_repo: bool = typer.Option(
+        False, "--project-skills-in-repo",
+        help="Claude Code: also write each project's skills into <repo>/.claude/skills (at the start of a session there), as real skills of that repository.",
+    ),
     json_out: bool = typer.Option(False, "--json", help="Print what was (or would be) changed as JSON."),
 ) -> None:
-    """Connect an agent to mnemolog: SessionStart/SessionEnd hooks and the MCP server, with absolute paths, backups and a diff."""
+    """Connect an agent to mnemolog: SessionStart/SessionEnd hooks and the MCP server, with absolute paths, backups and a diff.
+
+    Both also get mnemolog's user-wide skills in their user skill folder (~/.claude/skills, $CODEX_HOME/skills); a
+    project's skills reach only that project's sessions (in the SessionStart context; Claude Code with
+    --project-skills-in-repo also in <repo>/.claude/skills).
+    """
     from mnemolog.adapters.agent_install import AGENTS, Target
 
     if agent not in AGENTS:
         raise UserError(f"unknown agent {agent!r} (expected one of {', '.join(AGENTS)})", Exit.USAGE)
+    if agent != "claude-code" and project_skills_in_repo:
+        raise UserError("--project-skills-in-repo is for claude-code (Codex gets a project's skills in its SessionStart context)", Exit.USAGE)
     target = Target.for_agent(agent)
-    report = _uninstall(target, dry_run) if uninstall else _install(target, dry_run, codex, no_trust)
+    if uninstall:
+        report = _uninstall(target, dry_run)
+    else:
+        report = _install(target, dry_run, codex, no_trust)
+        if not no_skills:
+            report["skills"] = _install_skills(target, dry_run, project_skills_in_repo)
     if json_out:
         emit_json(report)
         return
     for change in report["files"]:
         if change["diff"]:
             console.print(change["diff"], end="", markup=False, highlight=False, soft_wrap=True)
+    for sync in report.get("skill_folders", []):
+        if sync["diff"]:
+            console.print(sync["diff"], end="", markup=False, highlight=False, soft_wrap=True)
+    if report.get("skills") and report["skills"]["diff"]:
+        console.print(report["skills"]["diff"], end="", markup=False, highlight=False, soft_wrap=True)
     _print_summary(report)
 
 
@@ -68,6 +90,41 @@ def _install(target: Any, dry_run: bool, codex: Path | None, no_trust: bool) -> 
     if not dry_run and (manifest.files or manifest.extra):
         manifest.save()
     return report
+
+
+def _install_skills(target: Any, dry_run: bool, in_repo: bool) -> dict[str, Any]:
+    """The user-wide skills into the agent's user skill folder, and (Claude Code) how the hook treats project skills."""
+    from mnemolog.adapters.agent_skills import SETTINGS_KEY, apply_sync, plan_sync, user_wide_skills
+    from mnemolog.cli.context import store
+
+    folder = target.home / "skills"
+    with store() as s:
+        sync = plan_sync(folder, user_wide_skills(s))
+    manifest = _manifest(target.agent)
+    previous = manifest.extra.get(SETTINGS_KEY) or {}
+    created = previous.get("created_folder", not folder.exists())
+    if not dry_run:
+        apply_sync(sync)
+        if previous.get("in_repo") and not in_repo:
+            _take_out_of_repos(manifest)  # installed again without --project-skills-in-repo: the repositories are left clean
+        manifest.extra[SETTINGS_KEY] = {"user_folder": str(folder), "in_repo": in_repo, "created_folder": created}
+        manifest.save()
+    return {
+        **sync.as_dict(),
+        "agent": target.agent,
+        "in_repo": in_repo,
+        "changed": sync.changes,
+        "diff": "".join(edit.diff() for edit in sync.edits if edit.path.name != ".mnemolog-skill"),
+    }
+
+
+def _take_out_of_repos(manifest: Any) -> None:
+    from mnemolog.adapters.agent_skills import apply_sync, load_record, plan_removal
+
+    record = manifest.folder / "repos.json"
+    for name in load_record(record).get("repos", []):
+        apply_sync(plan_removal(Path(name)), (Path(name), Path(name).parent))
+    record.unlink(missing_ok=True)
 
 
 def _trust_codex_hooks(target: Any, manifest: Any, codex: Path | None, no_trust: bool, dry_run: bool) -> str:
@@ -112,6 +169,7 @@ def _uninstall(target: Any, dry_run: bool) -> dict[str, Any]:
     if not manifest.exists:
         raise UserError(f"mnemolog is not installed for {target.agent} (no record in {manifest.folder})", Exit.NOT_FOUND)
     keys = list(manifest.extra.get("trusted_keys", []))
+    skill_folders = _uninstall_skills(manifest, dry_run)
     changes = []
     for name in manifest.files:
         path = Path(name)
@@ -137,7 +195,31 @@ def _uninstall(target: Any, dry_run: bool) -> dict[str, Any]:
             for e, restored in changes
         ],
         "backups": str(manifest.folder),
+        "skill_folders": skill_folders,
     }
+
+
+def _uninstall_skills(manifest: Any, dry_run: bool) -> list[dict[str, Any]]:
+    """Every skill folder mnemolog wrote (it holds the marker) taken out: Claude Code's user folder and the repositories."""
+    from mnemolog.adapters.agent_skills import SETTINGS_KEY, apply_sync, load_record, plan_removal
+
+    setup = manifest.extra.get(SETTINGS_KEY)
+    if not isinstance(setup, dict) or not setup.get("user_folder"):
+        return []
+    user_folder = Path(setup["user_folder"])
+    record_path = manifest.folder / "repos.json"
+    folders: list[tuple[Path, tuple[Path, ...]]] = [(user_folder, (user_folder,) if setup.get("created_folder") else ())]
+    # A repository's .claude/skills (and .claude) go only when nothing but mnemolog's skills was in them.
+    folders += [(Path(f), (Path(f), Path(f).parent)) for f in load_record(record_path).get("repos", [])]
+    done = []
+    for folder, drop in folders:
+        sync = plan_removal(folder)
+        if not dry_run:
+            apply_sync(sync, drop)
+        done.append({**sync.as_dict(), "diff": "".join(e.diff() for e in sync.edits if e.path.name != ".mnemolog-skill")})
+    if not dry_run:
+        record_path.unlink(missing_ok=True)
+    return done
 
 
 def _print_summary(report: dict[str, Any]) -> None:
@@ -155,12 +237,34 @@ def _print_summary(report: dict[str, Any]) -> None:
             errors.print(f"warning: {report['warning']}", highlight=False, markup=False)
         if not report["dry_run"]:
             console.print(f"hooks and MCP server run {report['mnemolog']}", highlight=False, markup=False)
+        if report.get("skills") is not None:
+            _print_skills(report["skills"], report["dry_run"])
         return
     for change in report["files"]:
         how = "restored byte for byte" if change["restored_original"] else "mnemolog's entries taken out; later changes kept"
         console.print(f"{change['path']}: {how}{' (dry run)' if report['dry_run'] else ''}", highlight=False, markup=False)
     if not report["files"]:
         errors.print("nothing was recorded as installed", highlight=False)
+    for sync in report.get("skill_folders", []):
+        if sync["removed"]:
+            verb = "would remove" if report["dry_run"] else "removed"
+            console.print(f"{sync['folder']}: {verb} mnemolog's skills {', '.join(sync['removed'])}", highlight=False, markup=False)
+
+
+def _print_skills(skills: dict[str, Any], dry_run: bool) -> None:
+    written, removed = skills["written"], skills["removed"]
+    if written or removed:
+        verbs = ("would write", "would remove") if dry_run else ("wrote", "removed")
+        parts = [f"{verbs[0]} {', '.join(written)}"] * bool(written) + [f"{verbs[1]} {', '.join(removed)}"] * bool(removed)
+        console.print(f"skills: {'; '.join(parts)} in {skills['folder']}", highlight=False, markup=False)
+    else:
+        console.print(f"skills: user-wide skills go into {skills['folder']} (kept in step after each run and capture)", highlight=False, markup=False)
+    for name in skills["kept_users"]:
+        errors.print(f"warning: {skills['folder']}/{name} is your own skill: mnemolog's skill of that name is not written", highlight=False, markup=False)
+    where = "in <repo>/.claude/skills, written by the SessionStart hook" if skills["in_repo"] else "in the SessionStart context of that project's sessions only"
+    if skills["agent"] == "codex":
+        where = "in the SessionStart context of that project's sessions only"
+    console.print(f"project skills: {where}", highlight=False, markup=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -32,8 +32,21 @@ def write_memory_folder(store: Store, out: Path, project: str | None = None) -> 
     return files
 
 
+def follow_skills(store: Store) -> None:
+    """Keep the skills ``install claude-code`` exposed (Claude Code's user skill folder) in step with memory."""
+    from mnemolog.adapters.agent_skills import follow_store
+
+    try:
+        follow_store(store)
+    except OSError as error:  # the agent's folder is not writable: memory itself is fine; say so, go on
+        from mnemolog.cli.output import errors
+
+        errors.print(f"warning: Claude Code's skills were not updated: {error}", highlight=False, markup=False)
+
+
 def follow_log(store: Store) -> Path | None:
-    """Re-render the configured memory folder if it exists (agents read it); the folder, or None."""
+    """Re-render the configured memory folder if it exists (agents read it), and the installed skills; the folder, or None."""
+    follow_skills(store)
     folder = Path(store.settings.folder)
     if not (folder / "memory_summary.md").is_file():
         return None  # never rendered here: nothing on disk can be stale

@@ -306,7 +306,7 @@ def run(
 ) -> None:
     """The whole pipeline: ingest, extract, consolidate, render."""
     from mnemolog.adapters.models import OFFLINE, model_choice
-    from mnemolog.cli.memory_folder import write_memory_folder
+    from mnemolog.cli.memory_folder import follow_skills, write_memory_folder
 
     with store() as s:
         offline = [
@@ -322,6 +322,8 @@ def run(
         result, consolidate_name = _consolidate(s, None, since, all_, json_out)
         target = out or s.settings.folder
         files = write_memory_folder(s, target, None) if result.status != "failed" else {}
+        if result.status != "failed":
+            follow_skills(s)
     partial = ingest_report.partial or extract_report.as_dict()["gave_up"] > 0
     if json_out:
         emit_json(

@@ -63,19 +63,37 @@ def context(
     project = _scope(folder, project_key)
     with store() as s:
         result = context_for(s, project, budget, agent if hook else None, session=session, surface="hook" if hook else "context")
+        # Claude Code with `install claude-code --project-skills-in-repo`: this session's repository gets its skills.
+        reload_skills = hook and agent == "claude-code" and _repo_skills(s, project, folder or Path.cwd())
+    from mnemolog.adapters.agent_skills import hook_answer
+
     if hook:
         from mnemolog.domain import served_memory
 
         if not result.item_ids and not result.more:
+            if reload_skills and json_out:
+                emit_json(hook_answer(None, True))
             return  # nothing remembered: the hook adds nothing to the session
         # Marked, so that reading this session back never takes it for new knowledge.
         text = served_memory.wrap(result.text)
     else:
         text = result.text
     if json_out:
-        emit_json({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}})
+        emit_json(hook_answer(text, reload_skills))
     else:
         sys.stdout.write(text)
+
+
+def _repo_skills(s: Any, project: str, folder: Path) -> bool:
+    """Bring the session's repository's ``.claude/skills`` in step (when installed so); whether it changed."""
+    from mnemolog.adapters.agent_skills import sync_repo
+
+    try:
+        synced = sync_repo(s, project, str(folder))
+    except OSError as error:  # a hook never fails the session: the context still goes out
+        errors.print(f"mnemolog: project skills not written: {error}", highlight=False, markup=False)
+        return False
+    return synced is not None and synced.changes
 
 
 def _validity(hit: dict[str, Any]) -> str:

@@ -103,10 +103,12 @@ class PydanticMapper(Mapper[UUID]):
         if not paths:
             return cls.model_validate_json(stored_state)  # any JSON document, whichever wrote it
         keys = self.keys
-        subject = UUID(str(stored_event.originator_id))
+        subject = stored_event.originator_id
+        if not isinstance(subject, UUID):
+            subject = UUID(str(subject))
 
         def decrypt(sealed: dict[str, str]) -> bytes | None:
             return keys.open(subject, sealed) if keys is not None else None
 
-        event_state = open_state(json.loads(stored_state), paths, decrypt)
+        event_state = open_state(json.loads(bytes(stored_state).decode()), paths, decrypt)
         return cls.model_validate(event_state)

@@ -273,30 +273,6 @@ def _holed(item: ItemRow | Edit) -> bool:
     return any(has_hole(text) for text in texts)
 
 
-def holed_edits(plan: ConsolidationPlan, handles: Mapping[str, ItemRow]) -> tuple[ConsolidationPlan, list[Override]]:
-    """Adds and revises that carry a hole where a forgotten value was cut out: dropped one by one.
-
-    Such an edit would bring a placeholder back into memory ("use [forgotten]
-    for tests"); the rest of the plan still applies.
-    """
-    kept: list[Edit] = []
-    dropped: list[Override] = []
-    for index, edit in enumerate(plan.edits):
-        if edit.op in ("add", "revise") and _holed(edit):
-            target = handles.get(edit.target or "")
-            dropped.append(
-                Override(
-                    action="rejected",
-                    reason="the edit carries text cut out by a tombstone (a placeholder, not memory)",
-                    edit=describe_edit(edit, index),
-                    item_id=target.item_id if target is not None else None,
-                )
-            )
-            continue
-        kept.append(edit)
-    return plan.model_copy(update={"edits": tuple(kept)}), dropped
-
-
 def code_retirements(
     items: Sequence[ItemRow],
     live_evidence: frozenset[UUID],

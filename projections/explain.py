@@ -251,7 +251,7 @@ def explain_item(app: MnemologApp, item_id: UUID, matcher: TombstoneMatcher, pro
             "keywords": scrub.many(state.get("keywords") or []),
             "valid_to": _iso(valid_to),
             "version": final.originator_version,
-            "skill": shown_skill(state.get("skill"), matcher),
+            **({"skill": shown_skill(state["skill"], matcher)} if state.get("skill") is not None else {}),  # skills only
         },
         "versions": versions,
         "history": [t for t in timeline if t["kind"] == "item"],

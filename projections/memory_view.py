@@ -2,6 +2,8 @@
 
 ``apply_event`` is the single place where the log becomes rows; both the
 incremental catch-up and a rebuild call it, which is what makes them equal.
+The rules change rows held in a ``ViewRows`` (read from the tables when first
+needed, written in bulk when the batch is flushed), never the tables directly.
 """
 
 from __future__ import annotations
@@ -19,8 +21,7 @@ from mnemolog.domain.note import Note
 from mnemolog.domain.session import Session, SessionFacts
 from mnemolog.domain.skill import Skill, skill_texts
 from mnemolog.domain.tombstone import Tombstone
-from mnemolog.projections.schema import table
-from mnemolog.projections.sql import Sql
+from mnemolog.projections.view_rows import ViewRows, key_column
 
 
 def iso(value: datetime | None) -> str | None:
@@ -30,6 +31,8 @@ def iso(value: datetime | None) -> str | None:
 
 def js(value: Any) -> str:
     """Stable JSON text."""
+    if not value and isinstance(value, list):
+        return "[]"  # most keyword, evidence and span lists (the encoder's setup costs more than the answer)
     return json.dumps(value, sort_keys=True, default=str)
 
 
@@ -56,27 +59,15 @@ def _facts_columns(facts: SessionFacts) -> dict[str, Any]:
     }
 
 
-def _update(sql: Sql, name: str, row_id: str, values: dict[str, Any], key: str = "id") -> None:
-    sets = ", ".join(f"{col} = ?" for col in values)
-    sql.run(f"UPDATE {table(name)} SET {sets} WHERE {key} = ?", [*values.values(), row_id])
-
-
-def _insert(sql: Sql, name: str, values: dict[str, Any]) -> None:
-    cols = ", ".join(values)
-    marks = ", ".join("?" for _ in values)
-    sql.run(f"INSERT INTO {table(name)} ({cols}) VALUES ({marks})", list(values.values()))
-
-
 # Texts a withdrawn (pruned, deleted, disabled, polluted) session no longer shows; the log keeps them.
 _WITHDRAWN: dict[str, Any] = {"rollout_summary": None, "raw_memory": None, "rollout_slug": None, "first_user_message": None}
 
 
-def _session(sql: Sql, e: Any) -> None:
+def _session(rows: ViewRows, e: Any) -> None:
     sid = str(e.originator_id)
     at = iso(e.timestamp)
     if isinstance(e, Session.Recorded):
-        _insert(
-            sql,
+        rows.insert(
             "sessions",
             {
                 "id": sid,
@@ -98,7 +89,7 @@ def _session(sql: Sql, e: Any) -> None:
     if isinstance(e, Session.Updated):
         values.update(_facts_columns(e.facts))
         values["pruned"] = 0
-        row = sql.one(f"SELECT extraction_status FROM {table('sessions')} WHERE id = ?", [sid])
+        row = rows.get("sessions", sid)
         if row is not None and row["extraction_status"] in ("failed", "retrying", "claimed"):
             # New content: earlier failures and claims were for the old version.
             values.update(extraction_status="none", attempts=0, retry_after=None, claim_worker=None, claim_until=None)
@@ -111,7 +102,7 @@ def _session(sql: Sql, e: Any) -> None:
             if getattr(e, name, None) is not None:
                 values[name] = getattr(e, name)
     elif isinstance(e, Session.Rerecorded):
-        row = sql.one(f"SELECT mode, pruned, deleted, extraction_status FROM {table('sessions')} WHERE id = ?", [sid])
+        row = rows.get("sessions", sid)
         if row is not None and row["mode"] == "enabled" and not row["pruned"] and not row["deleted"]:
             values["first_user_message"] = e.first_user_message
             if row["extraction_status"] == "extracted":
@@ -161,32 +152,15 @@ def _session(sql: Sql, e: Any) -> None:
         values.update(pruned=1, **_WITHDRAWN)
     elif isinstance(e, Session.Deleted):
         values.update(deleted=1, **_WITHDRAWN)
-    _update(sql, "sessions", sid, values)
+    rows.update("sessions", sid, values)
 
 
-def _search_drop(sql: Sql, item_id: str) -> None:
-    sql.run(f"DELETE FROM {table('search_rows')} WHERE item_id = ?", [item_id])  # by its unique index
+def _search_put(rows: ViewRows, item_id: str, scope: str, kind: str, title: str, text: str, keywords: tuple[str, ...]) -> None:
+    rows.search_put(item_id, (scope, kind, title, text, " ".join(keywords)))
 
 
-def _search_put(
-    sql: Sql, item_id: str, scope: str, kind: str, title: str, text: str, keywords: tuple[str, ...], fresh: bool = False
-) -> None:
-    if not fresh:
-        _search_drop(sql, item_id)
-    rows = table("search_rows")
-    sql.run(
-        f"INSERT INTO {rows} (id, item_id, scope, kind, title, text, keywords) "
-        f"SELECT COALESCE(MAX(id), 0) + 1, ?, ?, ?, ?, ?, ? FROM {rows}",  # the newest row has the highest id
-        [item_id, scope, kind, title, text, " ".join(keywords)],
-    )
-
-
-def _set_evidence(sql: Sql, item_id: str, evidence: tuple[Any, ...]) -> None:
-    sql.run(f"DELETE FROM {table('item_evidence')} WHERE item_id = ?", [item_id])
-    sql.many(
-        f"INSERT INTO {table('item_evidence')} (item_id, session_id) VALUES (?, ?)",
-        [(item_id, str(s)) for s in sorted({str(s) for s in evidence})],
-    )
+def _set_evidence(rows: ViewRows, item_id: str, evidence: tuple[Any, ...]) -> None:
+    rows.set_evidence(item_id, sorted({str(s) for s in evidence}))
 
 
 def _spans(spans: Any) -> str:
@@ -206,12 +180,11 @@ def _row_skill(row: dict[str, Any]) -> Skill | None:
     return Skill.model_validate_json(row["skill"]) if row.get("skill") else None
 
 
-def _item(sql: Sql, e: Any) -> None:
+def _item(rows: ViewRows, e: Any) -> None:
     iid = str(e.originator_id)
     at = iso(e.timestamp)
     if isinstance(e, MemoryItem.Added):
-        _insert(
-            sql,
+        rows.insert(
             "items",
             {
                 "id": iid,
@@ -237,11 +210,10 @@ def _item(sql: Sql, e: Any) -> None:
                 "skill": _skill(e.skill),
             },
         )
-        _set_evidence(sql, iid, e.evidence)
-        _search_put(sql, iid, e.scope, e.kind, e.title, _searched(e.text, e.skill), e.keywords, fresh=True)
-        _count_context_line(sql, iid)
+        _set_evidence(rows, iid, e.evidence)
+        _search_put(rows, iid, e.scope, e.kind, e.title, _searched(e.text, e.skill), e.keywords)
         return
-    row = sql.one(f"SELECT * FROM {table('items')} WHERE id = ?", [iid])
+    row = rows.get("items", iid)
     if row is None:  # pragma: no cover - an item event always follows its Added
         return
     values: dict[str, Any] = {"updated_at": at, "revision": int(row["revision"]) + 1}
@@ -260,16 +232,16 @@ def _item(sql: Sql, e: Any) -> None:
         skill = e.skill if e.skill is not None else _row_skill(row)
         if e.skill is not None:
             values["skill"] = _skill(e.skill)
-        _set_evidence(sql, iid, e.evidence)
+        _set_evidence(rows, iid, e.evidence)
         if row["status"] == ItemStatus.ACTIVE.value:
-            _search_put(sql, iid, row["scope"], row["kind"], e.title, _searched(e.text, skill), e.keywords)
+            _search_put(rows, iid, row["scope"], row["kind"], e.title, _searched(e.text, skill), e.keywords)
     elif isinstance(e, MemoryItem.Retired):
         # A retired item's text leaves the view (it may carry a forgotten value); explain reads it from the log.
         values.update(status=ItemStatus.RETIRED.value, title="", text="", keywords="[]", spans="[]", skill=None)
-        _search_drop(sql, iid)
+        rows.search_drop(iid)
     elif isinstance(e, MemoryItem.Invalidated):
         values.update(status=ItemStatus.INVALIDATED.value, valid_to=iso(e.valid_to))
-        _search_drop(sql, iid)
+        rows.search_drop(iid)
     elif isinstance(e, MemoryItem.Reviewed):
         values["trust"] = e.verdict.value
         values["context_rank"] = context_rank(e.verdict.value)
@@ -277,14 +249,14 @@ def _item(sql: Sql, e: Any) -> None:
         values.update(title=e.title, text=e.text)
         if row["status"] == ItemStatus.ACTIVE.value:
             keywords = tuple(json.loads(row["keywords"] or "[]"))
-            _search_put(sql, iid, row["scope"], row["kind"], e.title, _searched(e.text, _row_skill(row)), keywords)
+            _search_put(rows, iid, row["scope"], row["kind"], e.title, _searched(e.text, _row_skill(row)), keywords)
     elif isinstance(e, (MemoryItem.Pinned, MemoryItem.Unpinned)):
         values["pinned"] = int(isinstance(e, MemoryItem.Pinned))
     elif isinstance(e, MemoryItem.ScopeChanged):
         values["scope"] = e.scope
         if row["status"] == ItemStatus.ACTIVE.value:
             keywords = tuple(json.loads(row["keywords"] or "[]"))
-            _search_put(sql, iid, e.scope, row["kind"], row["title"] or "", _searched(row["text"] or "", _row_skill(row)), keywords)
+            _search_put(rows, iid, e.scope, row["kind"], row["title"] or "", _searched(row["text"] or "", _row_skill(row)), keywords)
     elif isinstance(e, MemoryItem.Rerecorded):
         values["task_group"] = e.task_group
         if row["status"] != ItemStatus.RETIRED.value:  # a retired item's text has left the view
@@ -293,33 +265,31 @@ def _item(sql: Sql, e: Any) -> None:
                 values["skill"] = _skill(e.skill)
         if row["status"] == ItemStatus.ACTIVE.value:
             skill = e.skill if e.skill is not None else _row_skill(row)
-            _search_put(sql, iid, row["scope"], row["kind"], e.title, _searched(e.text, skill), e.keywords)
-    _update(sql, "items", iid, values)
-    _count_context_line(sql, iid)
+            _search_put(rows, iid, row["scope"], row["kind"], e.title, _searched(e.text, skill), e.keywords)
+    rows.update("items", iid, values)
 
 
-def _count_context_line(sql: Sql, item_id: str) -> None:
-    """Store the tokens of the item's context line, so context never runs a tokenizer (see domain.services.read)."""
-    if sql.count_tokens is None:
-        return
+def context_line_tokens(count_tokens: Callable[[str], int]) -> Callable[[dict[str, Any]], int]:
+    """The tokens of an active item row's context line, so context never runs a tokenizer (see domain.services.read).
+
+    ``ViewRows`` counts it at the flush for every item a batch changed (its text, trust or use count).
+    """
     from mnemolog.domain.services.read import context_line
     from mnemolog.projections.reads import (
         item_row,  # imported here: reads imports this module's neighbours
     )
 
-    row = sql.one(f"SELECT * FROM {table('items')} WHERE id = ?", [item_id])
-    if row is None or row["status"] != ItemStatus.ACTIVE.value:
-        return
-    tokens = sql.count_tokens(context_line(item_row(row)) + "\n")
-    sql.run(f"UPDATE {table('items')} SET context_tokens = ? WHERE id = ?", [tokens, item_id])
+    def tokens(row: dict[str, Any]) -> int:
+        return count_tokens(context_line(item_row(row)) + "\n")
+
+    return tokens
 
 
-def _consolidation(sql: Sql, e: Any) -> None:
+def _consolidation(rows: ViewRows, e: Any) -> None:
     cid = str(e.originator_id)
     at = iso(e.timestamp)
     if isinstance(e, Consolidation.Started):
-        _insert(
-            sql,
+        rows.insert(
             "consolidations",
             {
                 "id": cid,
@@ -332,8 +302,7 @@ def _consolidation(sql: Sql, e: Any) -> None:
             },
         )
     elif isinstance(e, Consolidation.Completed):
-        _update(
-            sql,
+        rows.update(
             "consolidations",
             cid,
             {
@@ -352,10 +321,9 @@ def _consolidation(sql: Sql, e: Any) -> None:
             },
         )
     elif isinstance(e, (Consolidation.ProfileScrubbed, Consolidation.Rerecorded)):
-        _update(sql, "consolidations", cid, {"user_profile": e.user_profile})
+        rows.update("consolidations", cid, {"user_profile": e.user_profile})
     elif isinstance(e, Consolidation.Failed):
-        _update(
-            sql,
+        rows.update(
             "consolidations",
             cid,
             {
@@ -367,12 +335,12 @@ def _consolidation(sql: Sql, e: Any) -> None:
         )
 
 
-def _bump(sql: Sql, name: str, key: str, value: str, at: str | None) -> None:
-    row = sql.one(f"SELECT use_count FROM {table(name)} WHERE {key} = ?", [value])
+def _bump(rows: ViewRows, name: str, value: str, at: str | None) -> None:
+    row = rows.get(name, value)
     if row is None:
-        _insert(sql, name, {key: value, "use_count": 1, "last_used": at})
+        rows.insert(name, {key_column(name): value, "use_count": 1, "last_used": at})
     else:
-        _update(sql, name, value, {"use_count": int(row["use_count"]) + 1, "last_used": at}, key=key)
+        rows.update(name, value, {"use_count": int(row["use_count"]) + 1, "last_used": at})
 
 
 def context_rank(trust: str) -> int:
@@ -380,10 +348,9 @@ def context_rank(trust: str) -> int:
     return {"accepted": 0, "proposed": 1, "doubted": 2}.get(trust, 3)
 
 
-def _citation(sql: Sql, e: Citation.Recorded) -> None:
+def _citation(rows: ViewRows, e: Citation.Recorded) -> None:
     at = iso(e.cited_at)
-    _insert(
-        sql,
+    rows.insert(
         "citations",
         {
             "id": str(e.originator_id),
@@ -394,18 +361,18 @@ def _citation(sql: Sql, e: Citation.Recorded) -> None:
         },
     )
     for sid in sorted({str(s) for s in e.session_ids}):
-        _bump(sql, "session_usage", "session_id", sid, at)
+        _bump(rows, "session_usage", sid, at)
     for iid in sorted({str(i) for i in e.item_ids}):
-        _bump(sql, "item_usage", "item_id", iid, at)
+        _bump(rows, "item_usage", iid, at)
         # The count also lives on the item row, so context reads items in rank order from an index.
-        sql.run(f"UPDATE {table('items')} SET use_count = COALESCE(use_count, 0) + 1 WHERE id = ?", [iid])
-        _count_context_line(sql, iid)  # the line shows the count
+        cited = rows.get("items", iid)
+        if cited is not None:
+            rows.update("items", iid, {"use_count": int(cited["use_count"] or 0) + 1})
 
 
-def _injection(sql: Sql, e: Injection.Served) -> None:
+def _injection(rows: ViewRows, e: Injection.Served) -> None:
     at = iso(e.served_at)
-    _insert(
-        sql,
+    rows.insert(
         "injections",
         {
             "id": str(e.originator_id),
@@ -418,18 +385,17 @@ def _injection(sql: Sql, e: Injection.Served) -> None:
         },
     )
     for iid in sorted({str(i.item_id) for i in e.items}):
-        row = sql.one(f"SELECT served_count FROM {table('item_serving')} WHERE item_id = ?", [iid])
+        row = rows.get("item_serving", iid)
         if row is None:
-            _insert(sql, "item_serving", {"item_id": iid, "served_count": 1, "last_served": at})
+            rows.insert("item_serving", {"item_id": iid, "served_count": 1, "last_served": at})
         else:
-            _update(sql, "item_serving", iid, {"served_count": int(row["served_count"]) + 1, "last_served": at}, key="item_id")
+            rows.update("item_serving", iid, {"served_count": int(row["served_count"]) + 1, "last_served": at})
 
 
-def _tombstone(sql: Sql, e: Any) -> None:
+def _tombstone(rows: ViewRows, e: Any) -> None:
     tid = str(e.originator_id)
     if isinstance(e, Tombstone.Placed):
-        _insert(
-            sql,
+        rows.insert(
             "tombstones",
             {
                 "id": tid,
@@ -443,18 +409,19 @@ def _tombstone(sql: Sql, e: Any) -> None:
             },
         )
     elif isinstance(e, Tombstone.Lifted):
-        _update(sql, "tombstones", tid, {"lifted": 1})
+        rows.update("tombstones", tid, {"lifted": 1})
     elif isinstance(e, Tombstone.Replaced):
-        _update(sql, "tombstones", tid, {"lifted": 0})
+        rows.update("tombstones", tid, {"lifted": 0})
     elif isinstance(e, Tombstone.Suppressed):
-        sql.run(f"UPDATE {table('tombstones')} SET suppressions = suppressions + 1 WHERE id = ?", [tid])
+        row = rows.get("tombstones", tid)
+        if row is not None:
+            rows.update("tombstones", tid, {"suppressions": int(row["suppressions"]) + 1})
 
 
-def _note(sql: Sql, e: Any) -> None:
+def _note(rows: ViewRows, e: Any) -> None:
     nid = str(e.originator_id)
     if isinstance(e, Note.Recorded):
-        _insert(
-            sql,
+        rows.insert(
             "notes",
             {
                 "id": nid,
@@ -468,18 +435,18 @@ def _note(sql: Sql, e: Any) -> None:
             },
         )
     elif isinstance(e, (Note.Scrubbed, Note.Rerecorded)):
-        _update(sql, "notes", nid, {"text": e.text})
+        rows.update("notes", nid, {"text": e.text})
     elif isinstance(e, Note.Applied):
-        _update(sql, "notes", nid, {"applied_by": str(e.consolidation_id)})
+        rows.update("notes", nid, {"applied_by": str(e.consolidation_id)})
     elif isinstance(e, Note.Withdrawn):
-        _update(sql, "notes", nid, {"withdrawn": 1})
+        rows.update("notes", nid, {"withdrawn": 1})
 
 
-def _ignore(sql: Sql, e: Any) -> None:
+def _ignore(rows: ViewRows, e: Any) -> None:
     return None
 
 
-HANDLERS: tuple[tuple[type, Callable[[Sql, Any], None]], ...] = (
+HANDLERS: tuple[tuple[type, Callable[[ViewRows, Any], None]], ...] = (
     (Session.Event, _session),
     (MemoryItem.Event, _item),
     (Consolidation.Event, _consolidation),
@@ -491,9 +458,9 @@ HANDLERS: tuple[tuple[type, Callable[[Sql, Any], None]], ...] = (
 )
 
 
-def apply_event(sql: Sql, domain_event: Any) -> None:
+def apply_event(rows: ViewRows, domain_event: Any) -> None:
     """Apply one event to the view tables (unknown event types are ignored)."""
     for cls, handler in HANDLERS:
         if isinstance(domain_event, cls):
-            handler(sql, domain_event)
+            handler(rows, domain_event)
             return

@@ -24,7 +24,7 @@ from mnemolog.projections.schema import (
     table,
 )
 from mnemolog.projections.sql import Sql
-from mnemolog.projections.view_store import ViewMixin, catch_up, open_sqlite_view
+from mnemolog.projections.view_store import ViewMixin, open_sqlite_view
 from psycopg.sql import SQL
 
 PG_TRACKING_TABLE = "mnemolog_view_tracking"
@@ -84,8 +84,8 @@ def _copy_table(source: Any, target: Any, name: str, chunk: int = 5_000) -> None
                 copy.write_row(tuple(row))
 
 
-def rebuild_by_copy(app: MnemologApp, view: PostgresMemoryView, batch_size: int) -> int:
-    """Replay the log into a scratch SQLite view, then COPY every table in one transaction.
+def rebuild_by_copy(app: MnemologApp, view: PostgresMemoryView) -> int:
+    """Project the log into a scratch SQLite view (``load``), then COPY every table in one transaction.
 
     Each table streams from a SQLite cursor into COPY in chunks; the indexes
     are built after loading; returns the events replayed.
@@ -93,7 +93,7 @@ def rebuild_by_copy(app: MnemologApp, view: PostgresMemoryView, batch_size: int)
     with tempfile.TemporaryDirectory(prefix="mnemolog-rebuild-") as scratch:
         staging = open_sqlite_view(str(Path(scratch) / "views.sqlite"), view.count_tokens)
         try:
-            count = catch_up(app, staging, batch_size=batch_size)
+            count = staging.load(app, scratch=True)  # PostgreSQL computes its own search column and indexes
             with staging.reading() as source, view.datastore.transaction(commit=True) as cursor:
                 for statement in drop_statements():
                     cursor.execute(statement)

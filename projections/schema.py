@@ -71,24 +71,22 @@ def table(name: str) -> str:
 
 
 def create_statements(dialect: str, *, with_indexes: bool = True) -> list[str]:
-    """DDL for every view table (and the search index) in ``dialect`` ("sqlite" | "postgres")."""
+    """DDL for every view table (and the search index) in ``dialect`` ("sqlite" | "postgres").
+
+    Without indexes (a bulk load) SQLite's search index is also left without the
+    triggers that keep it in step: ``search_fill_statements`` fills it once after the load.
+    """
     statements = [f"CREATE TABLE IF NOT EXISTS {table(n)} ({cols})" for n, cols in TABLES.items()]
     statements.append(f"CREATE TABLE IF NOT EXISTS {SCHEMA_TABLE} (version TEXT NOT NULL)")
     if dialect == "sqlite":
         # An external-content FTS5 index over search_rows (rowid = search_rows.id), kept in step by
         # triggers: a row is replaced or removed by its indexed item_id, never by scanning the index.
-        rows, search = table("search_rows"), table("search")
-        columns = "title, text, keywords"
-        new = ", ".join(f"new.{c}" for c in columns.split(", "))
-        old = ", ".join(f"old.{c}" for c in columns.split(", "))
-        statements += [
-            f"CREATE VIRTUAL TABLE IF NOT EXISTS {search} USING fts5({columns}, "
-            f"content='{rows}', content_rowid='id', tokenize='porter unicode61')",
-            f"CREATE TRIGGER IF NOT EXISTS {PREFIX}search_added AFTER INSERT ON {rows} BEGIN "
-            f"INSERT INTO {search} (rowid, {columns}) VALUES (new.id, {new}); END",
-            f"CREATE TRIGGER IF NOT EXISTS {PREFIX}search_removed AFTER DELETE ON {rows} BEGIN "
-            f"INSERT INTO {search} ({search}, rowid, {columns}) VALUES ('delete', old.id, {old}); END",
-        ]
+        statements.append(
+            f"CREATE VIRTUAL TABLE IF NOT EXISTS {table('search')} USING fts5({_SEARCHED}, "
+            f"content='{table('search_rows')}', content_rowid='id', tokenize='porter unicode61')"
+        )
+        if with_indexes:
+            statements += _search_triggers()
     else:
         statements.append(
             f"ALTER TABLE {table('search_rows')} ADD COLUMN IF NOT EXISTS "
@@ -98,6 +96,29 @@ def create_statements(dialect: str, *, with_indexes: bool = True) -> list[str]:
     if with_indexes:
         statements.extend(index_statements(dialect))
     return statements
+
+
+_SEARCHED = "title, text, keywords"  # the columns of search_rows the full-text index holds
+
+
+def _search_triggers() -> list[str]:
+    rows, search = table("search_rows"), table("search")
+    new = ", ".join(f"new.{c}" for c in _SEARCHED.split(", "))
+    old = ", ".join(f"old.{c}" for c in _SEARCHED.split(", "))
+    return [
+        f"CREATE TRIGGER IF NOT EXISTS {PREFIX}search_added AFTER INSERT ON {rows} BEGIN "
+        f"INSERT INTO {search} (rowid, {_SEARCHED}) VALUES (new.id, {new}); END",
+        f"CREATE TRIGGER IF NOT EXISTS {PREFIX}search_removed AFTER DELETE ON {rows} BEGIN "
+        f"INSERT INTO {search} ({search}, rowid, {_SEARCHED}) VALUES ('delete', old.id, {old}); END",
+    ]
+
+
+def search_fill_statements(dialect: str) -> list[str]:
+    """After a bulk load: index every search row in one pass, then keep the index in step (SQLite; PostgreSQL computes it per row)."""
+    if dialect != "sqlite":
+        return []
+    search = table("search")
+    return [f"INSERT INTO {search} ({search}) VALUES ('rebuild')", *_search_triggers()]
 
 
 def index_statements(dialect: str) -> list[str]:

@@ -25,8 +25,10 @@ from mnemolog.projections.schema import (
     drop_statements,
     index_statements,
     schema_version,
+    search_fill_statements,
 )
 from mnemolog.projections.sql import Sql
+from mnemolog.projections.view_rows import ViewRows
 
 
 class MemoryView(Protocol):
@@ -47,11 +49,8 @@ class MemoryView(Protocol):
     def position(self, application_name: str) -> int:
         """The last applied notification id (0 when none)."""
 
-    def reset(self, application_name: str) -> None:
-        """Drop every view table and the tracking record; recreate empty tables without indexes."""
-
-    def build_indexes(self) -> None:
-        """Create the secondary indexes."""
+    def load(self, app: MnemologApp, *, scratch: bool = False) -> int:
+        """Drop every view table and project the whole log into new ones, in one transaction; the events read."""
 
     def close(self) -> None:
         """Release the view store's connections."""
@@ -79,10 +78,16 @@ class ViewMixin:
         from mnemolog.projections.memory_view import apply_event
 
         with self.datastore.transaction(commit=True) as cursor:
-            sql = Sql(cursor, self.dialect, self.count_tokens)
+            rows = ViewRows(Sql(cursor, self.dialect), self._line_tokens())
             for domain_event, _ in batch:
-                apply_event(sql, domain_event)
+                apply_event(rows, domain_event)
+            rows.flush()
             self._insert_tracking(cursor, batch[-1][1])  # type: ignore[attr-defined]
+
+    def _line_tokens(self) -> Callable[[dict[str, Any]], int] | None:
+        from mnemolog.projections.memory_view import context_line_tokens  # as lazily as apply_event
+
+        return context_line_tokens(self.count_tokens) if self.count_tokens is not None else None
 
     @contextlib.contextmanager
     def reading(self) -> Iterator[Sql]:
@@ -95,22 +100,43 @@ class ViewMixin:
     def _tracking_table(self) -> str:
         raise NotImplementedError
 
-    def reset(self, application_name: str) -> None:
+    def load(self, app: MnemologApp, *, scratch: bool = False) -> int:
+        """Drop every view table and project the whole log into new ones, in one transaction; the events read.
+
+        The rebuild's bulk projection: the same rules as ``apply`` (``apply_event``
+        over a ``ViewRows``), but the log is read ``LOAD_PAGE`` events at a time and
+        rows are written only once ``LOAD_WINDOW`` of them are held (bounded memory;
+        a row an earlier window wrote is read back when a later event needs it).
+        The tables are made without indexes or search triggers; the full-text index
+        is filled in one pass and the indexes built after the load; the tracking
+        position is set once. A ``scratch`` view (one that is copied elsewhere) gets
+        neither the search index nor the secondary indexes.
+        """
+        from mnemolog.projections.memory_view import apply_event
+
+        count = last = 0
         with self.datastore.transaction(commit=True) as cursor:
             for statement in drop_statements():
                 cursor.execute(statement)
-            cursor.execute(
-                f"DELETE FROM {self._tracking_table()} WHERE application_name = "
-                + ("?" if self.dialect == "sqlite" else "%s"),
-                (application_name,),
-            )
+            mark = "?" if self.dialect == "sqlite" else "%s"
+            cursor.execute(f"DELETE FROM {self._tracking_table()} WHERE application_name = {mark}", (app.name,))
             for statement in create_statements(self.dialect, with_indexes=False):
                 cursor.execute(statement)
-
-    def build_indexes(self) -> None:
-        with self.datastore.transaction(commit=True) as cursor:
-            for statement in index_statements(self.dialect):
+            rows = ViewRows(Sql(cursor, self.dialect), self._line_tokens())
+            to_domain_event = app.mapper.to_domain_event
+            while page := app.recorder.select_notifications(start=last + 1, limit=LOAD_PAGE):
+                for notification in page:
+                    apply_event(rows, to_domain_event(notification))
+                count += len(page)
+                last = page[-1].id
+                if len(rows) >= LOAD_WINDOW:
+                    rows.flush()
+            rows.flush()
+            for statement in [] if scratch else [*search_fill_statements(self.dialect), *index_statements(self.dialect)]:
                 cursor.execute(statement)
+            if last:
+                self._insert_tracking(cursor, Tracking(app.name, last))  # type: ignore[attr-defined]
+        return count
 
     def close(self) -> None:
         self.datastore.close()
@@ -174,27 +200,29 @@ def catch_up(app: MnemologApp, view: MemoryView, batch_size: int = 200) -> int:
         applied += len(batch)
 
 
+LOAD_PAGE = 2_000  # events a rebuild reads from the log at a time
+LOAD_WINDOW = 10_000  # rows a rebuild holds before it writes them (what bounds its memory: ~2 KB a row)
+
 # PostgreSQL's SQLSTATEs for a transaction rolled back because it raced another:
 # deadlock_detected, serialization_failure.
 _LOST_A_RACE = frozenset({"40P01", "40001"})
 
 
-def rebuild(app: MnemologApp, view: MemoryView, batch_size: int = 1000) -> int:
-    """Drop every projection table and replay the whole log; returns the events replayed.
+def rebuild(app: MnemologApp, view: MemoryView) -> int:
+    """Drop every projection table and project the whole log once; returns the events replayed.
 
-    SQLite replays in batches straight into its tables. PostgreSQL replays into
-    a scratch SQLite view (the same ``apply_event``), then loads every table
-    with COPY and builds the indexes after loading, all in one transaction.
+    SQLite loads its own tables (``load``: rows written in bulk, the search index
+    filled in one pass). PostgreSQL loads a scratch SQLite view the same way, then
+    copies every table with COPY and builds the indexes after loading, all in one
+    transaction.
     """
     if view.dialect == "postgres":
         from mnemolog.projections.postgres_view import PostgresMemoryView, rebuild_by_copy
 
         assert isinstance(view, PostgresMemoryView)
-        count = rebuild_by_copy(app, view, batch_size)
+        count = rebuild_by_copy(app, view)
     else:
-        view.reset(app.name)
-        count = catch_up(app, view, batch_size=batch_size)
-        view.build_indexes()
+        count = view.load(app)
     view.record_version()
     return count
 

@@ -108,3 +108,89 @@ def test_install_codex_warns_when_memory_dir_is_codexs_own_folder(home: dict[str
     memories = Path(home["HOME"]) / ".codex" / "memories"
     done = run_cli("install", "codex", "--no-trust", "--dry-run", env={**home, "MNEMOLOG_MEMORY_DIR": str(memories)})
     assert done.code == 0 and "memory_dir is Codex's own memory folder" in done.err
+
+
+def _git_project(path: Path) -> Path:
+    import subprocess
+
+    path.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", "."], cwd=path, check=True)
+    subprocess.run(["git", "remote", "add", "origin", "https://example.com/acme/alpha.git"], cwd=path, check=True)
+    return path
+
+
+def _hook(env: dict[str, str], cwd: Path) -> dict[str, object] | None:
+    done = run_cli("context", "--hook", "--json", "--agent", "claude-code", env=env, cwd=cwd, stdin=json.dumps({"cwd": str(cwd)}))
+    assert done.code == 0, done.err
+    return json.loads(done.out) if done.out.strip() else None
+
+
+def test_claude_code_skills_user_wide_in_the_user_folder_project_ones_in_the_repo_only_when_asked(home: dict[str, str], tmp_path: Path) -> None:
+    project = _git_project(tmp_path / "work" / "alpha")
+    assert run_cli("note", "Skill ship-alpha: run `make build`, then `make push`", "--scope", "project", env=home, cwd=project).code == 0
+    assert run_cli("note", "Skill tidy-user: run `ruff format`, then `ruff check --fix`", "--scope", "global", env=home, cwd=project).code == 0
+    assert run_cli("consolidate", env=home, cwd=project).code == 0
+    user_folder = Path(home["HOME"]) / ".claude" / "skills"
+    before = files(home)
+
+    dry = run_cli("install", "claude-code", "--dry-run", env=home)
+    assert dry.code == 0 and "skills: would write tidy-user in " in dry.out and "+name: tidy-user" in dry.out
+    assert files(home) == before
+
+    assert run_cli("install", "claude-code", env=home).code == 0
+    assert sorted(p.name for p in user_folder.iterdir()) == ["tidy-user"]  # the project's skill is not user-wide
+    assert "2. `ruff check --fix`" in (user_folder / "tidy-user" / "SKILL.md").read_text()
+    assert (user_folder / "tidy-user" / ".mnemolog-skill").is_file()
+    installed = files(home)
+    assert run_cli("install", "claude-code", env=home).code == 0 and files(home) == installed
+
+    # Without --project-skills-in-repo the hook gives the project's skill in its context and writes nothing.
+    answer = _hook(home, project)
+    assert answer is not None and "ship-alpha" in str(answer) and "reloadSkills" not in str(answer)
+    assert not (project / ".claude").exists()
+
+    assert run_cli("install", "claude-code", "--project-skills-in-repo", env=home).code == 0
+    answer = _hook(home, project)
+    assert answer is not None and answer["hookSpecificOutput"]["reloadSkills"] is True  # type: ignore[index]
+    repo_skill = project / ".claude" / "skills" / "ship-alpha"
+    assert "1. `make build`" in (repo_skill / "SKILL.md").read_text() and (repo_skill / ".mnemolog-skill").is_file()
+    assert sorted(p.name for p in (project / ".claude" / "skills").iterdir()) == ["ship-alpha"]
+    answer = _hook(home, project)
+    assert answer is not None and "reloadSkills" not in str(answer)  # in step: listed at start already
+
+    # Installed again without the option: the repository is left clean; with it, the hook writes it again.
+    assert run_cli("install", "claude-code", env=home).code == 0 and not (project / ".claude").exists()
+    assert run_cli("install", "claude-code", "--project-skills-in-repo", env=home).code == 0
+    assert _hook(home, project) is not None and (repo_skill / "SKILL.md").is_file()
+
+    # Forgetting a value of the user-wide skill takes it out of Claude Code's folder too.
+    forgot = run_cli("forget", "ruff check --fix", "--yes", env=home, cwd=project)
+    assert forgot.code == 0, forgot.err
+    assert not (user_folder / "tidy-user").exists()
+
+    removed = run_cli("install", "claude-code", "--uninstall", env=home)
+    assert removed.code == 0, removed.err
+    assert "removed mnemolog's skills ship-alpha" in removed.out
+    assert not (project / ".claude").exists()
+    assert files(home) == before
+
+
+def test_codex_install_puts_user_wide_skills_into_codex_home_skills_and_takes_them_out(home: dict[str, str], tmp_path: Path) -> None:
+    project = _git_project(tmp_path / "work" / "alpha")
+    assert run_cli("note", "Skill tidy-user: run `ruff format`, then `ruff check --fix`", "--scope", "global", env=home, cwd=project).code == 0
+    assert run_cli("note", "Skill ship-alpha: run `make build`, then `make push`", "--scope", "project", env=home, cwd=project).code == 0
+    assert run_cli("consolidate", env=home, cwd=project).code == 0
+    codex_skills = Path(home["HOME"]) / ".codex" / "skills"
+    (codex_skills / ".system").mkdir(parents=True)  # Codex's own system skills stay as they are
+    (codex_skills / ".system" / "marker.txt").write_text("codex\n")
+    before = files(home)
+
+    done = run_cli("install", "codex", "--no-trust", env=home)
+    assert done.code == 0, done.err
+    assert f"skills: wrote tidy-user in {codex_skills}" in done.out
+    assert sorted(p.name for p in codex_skills.iterdir()) == [".system", "tidy-user"]
+    assert not (Path(home["HOME"]) / ".codex" / "memories" / "skills").exists()
+
+    assert run_cli("install", "codex", "--uninstall", env=home).code == 0
+    assert files(home) == before
+    assert run_cli("install", "codex", "--project-skills-in-repo", env=home).code == 2

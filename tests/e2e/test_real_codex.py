@@ -17,6 +17,9 @@ from support.real_agents import AgentWorld, MemoryUsingModel, snapshot
 
 RULE = "Always run the tests with make check-fast-a7 before you commit."
 B_SECRET = "beta-only-zq9 deploy keys live in the vault"
+USER_SKILL_NOTE = "Skill tidy-user-c4: run `ruff format`, then `ruff check --fix`"
+B_SKILL_NOTE = "Skill ship-beta-c5: run `make pack-c5`, then `make upload-c5`"
+A_SKILL_NOTE = "Skill docs-alpha-c6: run `make docs-c6`, then `make publish-c6`"
 
 
 def codex_config(world: AgentWorld) -> str:
@@ -70,6 +73,13 @@ def test_codex_session_memory_reaches_the_next_session_of_its_project_only(agent
     item_id = str(rule_items[0].item_id)
     remembered = sorted(i.text for i in world.items() if "check-fast-a7" in i.text)
     assert rule_items[0].use_count == 0
+    # A user-wide skill and one of project B's, made by the skill rule from notes; the consolidation that
+    # makes them puts the user-wide one into $CODEX_HOME/skills (install keeps it in step).
+    assert world.mnemolog("note", USER_SKILL_NOTE, "--scope", "global").code == 0
+    assert world.mnemolog("note", B_SKILL_NOTE, "--scope", "project", cwd=world.project_b).code == 0
+    assert world.mnemolog("note", A_SKILL_NOTE, "--scope", "project", cwd=world.project_a).code == 0
+    assert world.mnemolog("consolidate").code == 0
+    assert (codex_home / "skills" / "tidy-user-c4" / "SKILL.md").is_file()
 
     # Session 2 in A: the request carries A's memory and not B's; the model searches and cites.
     model.query = "tests commit"
@@ -78,6 +88,10 @@ def test_codex_session_memory_reaches_the_next_session_of_its_project_only(agent
     second = [r for r in world.server.requests[seen:] if r.wire == "responses"]
     assert "check-fast-a7" in second[0].text and f"[item:{item_id}]" in second[0].text
     assert "beta-only-zq9" not in " ".join(r.text for r in second)
+    # Codex lists the user-wide skill ($CODEX_HOME/skills) with its own skills, never B's.
+    assert "- tidy-user-c4: " in second[0].text and "(file: " in second[0].text
+    assert "[skill] docs-alpha-c6: " in second[0].text and "`make publish-c6`" in second[0].text  # A's, in its context
+    assert "ship-beta-c5" not in " ".join(r.text for r in world.server.requests)
     assert "mcp__mnemolog.search_memory" in second[0].tool_names
     answers = [out for r in second for out in r.tool_outputs()]
     assert any(item_id in out and "check-fast-a7" in out for out in answers), answers
@@ -103,3 +117,4 @@ def test_codex_session_memory_reaches_the_next_session_of_its_project_only(agent
     assert "restored byte for byte" in removed.out
     assert (codex_home / "config.toml").read_bytes() == original
     assert not (codex_home / "hooks.json").exists()
+    assert not (codex_home / "skills" / "tidy-user-c4").exists()

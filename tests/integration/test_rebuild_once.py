@@ -6,25 +6,23 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from mnemolog.adapters import bootstrap
 from mnemolog.adapters.bootstrap import open_store
 from mnemolog.adapters.settings import Settings
-from mnemolog.projections import view_store
+from mnemolog.domain.events import PydanticMapper
 from support.cli import run_cli
 from support.memory import item
 
 
 def _replays(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts every stored event turned back into a domain event (what any replay, a catch-up or a rebuild, does)."""
     counted: list[int] = []
-    real = view_store.catch_up
+    real = PydanticMapper.to_domain_event
 
-    def counting(app, view, batch_size=200):  # type: ignore[no-untyped-def]
-        applied = real(app, view, batch_size)
-        counted.append(applied)
-        return applied
+    def counting(self, stored_event):  # type: ignore[no-untyped-def]
+        counted.append(1)
+        return real(self, stored_event)
 
-    monkeypatch.setattr(view_store, "catch_up", counting)
-    monkeypatch.setattr(bootstrap, "catch_up", counting)
+    monkeypatch.setattr(PydanticMapper, "to_domain_event", counting)
     return counted
 
 

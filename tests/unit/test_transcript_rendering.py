@@ -85,10 +85,37 @@ def test_small_session_is_rendered_whole_with_headers() -> None:
     assert rendered.level == 0 and rendered.cut_tokens == 0
     assert rendered.text == (
         "[1] user:\nhi {json: true}\n\n"
-        "[2] tool call shell (call c1):\nls\n\n"
-        "[3] tool output shell (call c1) exit=2:\na\nb"
+        "[2] call shell (call c1):\nls\n\n"
+        "[3] output exit=2:\na\nb"
     )
     assert rendered.tokens == count_tokens(rendered.text)
+
+
+def test_calls_show_their_arguments_and_outputs_lose_what_the_header_says() -> None:
+    long_id, other = "toolu_01BYfGNktE4d25hZnxHwFh2s", "toolu_0128jGRf44EKe4LNWkvCoZoH"
+    write = json.dumps({"file_path": "/w/a.py", "content": 'print("hi")\n'})
+    bash = json.dumps({"command": "cat nope.txt", "description": "Attempt to read a missing file"})
+    session = Transcript(
+        meta=META,
+        items=(
+            TranscriptItem(kind=ItemKind.TOOL_CALL, tool="Write", call_id=long_id, text=write),
+            TranscriptItem(kind=ItemKind.TOOL_CALL, tool="Bash", call_id=other, text=bash),
+            TranscriptItem(kind=ItemKind.TOOL_OUTPUT, tool="Write", call_id=long_id, text="File created"),
+            TranscriptItem(kind=ItemKind.TOOL_OUTPUT, tool="Bash", call_id=other, exit_code=1, is_error=True,
+                           text="Exit code 1\ncat: nope.txt: No such file or directory"),
+            TranscriptItem(kind=ItemKind.TOOL_CALL, tool="Read", call_id="c9", text='{"file_path": "/w/a.py"}'),
+            TranscriptItem(kind=ItemKind.TOOL_OUTPUT, tool="Read", call_id="c9",
+                           text="     1\u2192import os\n     2\u2192x  =   1\n     3\u2192raise ValueError('a  b')"),
+        ),
+    )
+    assert render_for_model(session, 10_000).text == (
+        "[1] call Write:\nfile_path: /w/a.py\ncontent:\nprint(\"hi\")\n\n\n"
+        "[2] call Bash:\ncat nope.txt\n\n"
+        "[3] output Write of #1:\nFile created\n\n"
+        "[4] output Bash of #2 exit=1 ERROR:\ncat: nope.txt: No such file or directory\n\n"
+        "[5] call Read (call c9):\n/w/a.py\n\n"
+        "[6] output:\nimport os\nx = 1\n     3\u2192raise ValueError('a  b')"  # an error line stays as printed
+    )
 
 
 @pytest.mark.parametrize("budget", [20_000, 4_000, 1_500, 600])

@@ -5,14 +5,15 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 from mnemolog.domain.holes import has_hole, transcript_without_holes, without_holes
-from mnemolog.domain.plan_checks import code_retirements, holed_edits
+from mnemolog.domain.plan_checks import code_retirements, screen_plan
 from mnemolog.domain.sealing import ERASED
 from mnemolog.domain.tombstone_matcher import FORGOTTEN_MARK
 from mnemolog.domain.transcript import ItemKind, SessionMeta, Transcript, TranscriptItem
 
-from .builders import FAST, add, forgetting, item, plan, revise, uid
+from .builders import FAST, add, forgetting, item, matcher, plan, revise, uid
 
 SECRET = "make test-fast"
+PROJECT = "git:example.com/team/api"
 
 
 def test_lines_with_a_mark_are_left_out_and_the_others_kept() -> None:
@@ -47,14 +48,17 @@ def test_a_transcript_loses_the_cut_lines_and_the_items_left_empty() -> None:
 
 
 def test_an_edit_carrying_a_hole_is_dropped_and_the_rest_of_the_plan_stays() -> None:
-    target = item("I1", evidence=[uid("s")])
-    holed_add = add(uid("s"), text=f"Always use {FORGOTTEN_MARK} for tests.")
+    target = item("I1", scope=PROJECT, evidence=[uid("s")])
+    holed_add = add(uid("s"), scope=PROJECT, text=f"Always use {FORGOTTEN_MARK} for tests.")
     holed_revise = revise("I1", uid("s"), keywords=("tests", FORGOTTEN_MARK))
-    good = add(uid("s"), text="Use ruff.")
-    kept, dropped = holed_edits(plan(holed_add, good, holed_revise), {"I1": target})
-    assert kept.edits == (good,)
-    assert [d.item_id for d in dropped] == [None, target.item_id]
-    assert all(FORGOTTEN_MARK not in d.reason + d.edit for d in dropped)
+    good = add(uid("s"), scope=PROJECT, text="Use ruff.")
+    screened = screen_plan(
+        plan(holed_add, good, holed_revise), handles={"I1": target},
+        selected_scopes={uid("s"): PROJECT}, note_scopes={}, matcher=matcher(),
+    )
+    assert screened.plan.edits == (good,) and not screened.refused
+    assert [d.item_id for d in screened.dropped] == [None, target.item_id]
+    assert all(FORGOTTEN_MARK not in d.reason + d.edit for d in screened.dropped)
 
 
 def test_an_item_carrying_a_hole_retires_even_when_no_tombstone_matches_it() -> None:

@@ -1,0 +1,159 @@
+"""The rows a batch of events changes, held in memory and written in bulk.
+
+``memory_view`` says how each event changes rows; this module is where those
+rows live while a batch is applied. A row is read from its table the first
+time an event of the batch needs it (one SELECT by its key), changed in
+memory by every later event, and written once when the batch is flushed: one
+``executemany`` upsert per table, one delete and one insert for the search
+rows and the evidence links. The incremental catch-up (a batch of a few
+hundred events) and a rebuild (windows of many thousands) both go through
+here, so they cannot disagree on what a row becomes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+from mnemolog.projections.schema import TABLES, table
+from mnemolog.projections.sql import Sql
+
+# Tables written whole per item (the rules never read them back): the evidence links and the search rows.
+_PER_ITEM = ("item_evidence", "search_rows")
+
+
+@cache
+def columns(name: str) -> tuple[str, ...]:
+    """The columns of a view table, in their order in ``schema.TABLES``."""
+    return tuple(re.findall(r"(?:^|,)\s*(\w+)\s+(?:TEXT|INTEGER)", TABLES[name]))
+
+
+def key_column(name: str) -> str:
+    """The primary key of a view table whose rows are kept here (its first column)."""
+    return columns(name)[0]
+
+
+@cache
+def _upsert(name: str) -> str:
+    cols = columns(name)
+    key = key_column(name)
+    sets = ", ".join(f"{c} = excluded.{c}" for c in cols if c != key)
+    return (
+        f"INSERT INTO {table(name)} ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)}) "
+        f"ON CONFLICT ({key}) DO UPDATE SET {sets}"
+    )
+
+
+class ViewRows:
+    """The working set of one batch: rows by table and key, the items' evidence and search rows.
+
+    ``count_tokens`` (when the view has one) counts each changed active item's
+    context line at the flush, from the item's final row.
+    """
+
+    def __init__(
+        self, sql: Sql, line_tokens: Callable[[dict[str, Any]], int] | None = None
+    ) -> None:
+        self.sql = sql
+        self._line_tokens = line_tokens
+        self._rows: dict[str, dict[str, dict[str, Any] | None]] = {
+            n: {} for n in TABLES if n not in _PER_ITEM
+        }
+        self._dirty: dict[str, dict[str, None]] = {n: {} for n in self._rows}  # ordered sets
+        self._evidence: dict[str, list[str]] = {}
+        self._search: dict[
+            str, tuple[int, tuple[Any, ...]] | None
+        ] = {}  # item id -> (id, row) or dropped
+        self._search_id: int | None = None
+
+    def __len__(self) -> int:
+        """How many rows are held (a rebuild flushes when this grows past its window)."""
+        return sum(len(r) for r in self._rows.values()) + len(self._evidence) + len(self._search)
+
+    def get(self, name: str, key: str) -> dict[str, Any] | None:
+        """The row of ``name`` with this key as the batch has made it so far (None: no such row)."""
+        held = self._rows[name]
+        if key in held:
+            return held[key]
+        found = self.sql.one(f"SELECT * FROM {table(name)} WHERE {key_column(name)} = ?", [key])
+        held[key] = found
+        return found
+
+    def insert(self, name: str, values: dict[str, Any]) -> None:
+        """A new row (columns not given are NULL)."""
+        row = dict.fromkeys(columns(name))
+        row.update(values)
+        key = str(row[key_column(name)])
+        self._rows[name][key] = row
+        self._dirty[name][key] = None
+
+    def update(self, name: str, key: str, values: dict[str, Any]) -> None:
+        """Change columns of an existing row (nothing when there is no such row, as SQL's UPDATE)."""
+        row = self.get(name, key)
+        if row is None:
+            return
+        row.update(values)
+        self._dirty[name][key] = None
+
+    def set_evidence(self, item_id: str, session_ids: list[str]) -> None:
+        """The item's evidence links become these sessions."""
+        self._evidence[item_id] = session_ids
+
+    def search_put(self, item_id: str, values: tuple[Any, ...]) -> None:
+        """The item's search row becomes ``values`` (scope, kind, title, text, keywords), as the newest row."""
+        if self._search_id is None:
+            found = self.sql.one(f"SELECT COALESCE(MAX(id), 0) AS top FROM {table('search_rows')}")
+            self._search_id = int(found["top"]) if found else 0
+        self._search_id += 1
+        self._search[item_id] = (self._search_id, values)
+
+    def search_drop(self, item_id: str) -> None:
+        """The item has no search row any more."""
+        self._search[item_id] = None
+
+    def flush(self) -> None:
+        """Write every changed row: one statement per table for many rows."""
+        sql = self.sql
+        items = self._rows["items"]
+        if self._line_tokens is not None:
+            for key in self._dirty["items"]:
+                row = items[key]
+                if row is not None:
+                    row["context_tokens"] = (
+                        self._line_tokens(row) if row["status"] == "active" else None
+                    )
+        for name, dirty in self._dirty.items():
+            if dirty:
+                cols = columns(name)
+                held = self._rows[name]
+                sql.many(
+                    _upsert(name),
+                    [[row[c] for c in cols] for key in dirty if (row := held[key]) is not None],
+                )
+        evidence = table("item_evidence")
+        if self._evidence:
+            sql.many(f"DELETE FROM {evidence} WHERE item_id = ?", [(i,) for i in self._evidence])
+            sql.many(
+                f"INSERT INTO {evidence} (item_id, session_id) VALUES (?, ?)",
+                [(i, s) for i, sessions in self._evidence.items() for s in sessions],
+            )
+        search = table("search_rows")
+        if self._search:
+            sql.many(
+                f"DELETE FROM {search} WHERE item_id = ?", [(i,) for i in self._search]
+            )  # by its unique index
+            sql.many(
+                f"INSERT INTO {search} (id, item_id, scope, kind, title, text, keywords) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                sorted((put[0], i, *put[1]) for i, put in self._search.items() if put is not None),
+            )
+        self.clear()
+
+    def clear(self) -> None:
+        """Forget every held row (after a flush)."""
+        for name in self._rows:
+            self._rows[name].clear()
+            self._dirty[name].clear()
+        self._evidence.clear()
+        self._search.clear()
