@@ -276,11 +276,10 @@ class ViewReads:
         return [item_row(r) for r in rows]
 
     def context_count(self, project: str) -> int:
-        """How many items ``context_items`` would list for ``project`` in all (counted on the index)."""
-        rows = self.query(
-            f"SELECT COUNT(*) AS n FROM {table('items')} WHERE scope IN (?, ?) AND status = 'active' AND context_rank < 3",
-            [project, GLOBAL_SCOPE],
-        )
+        """How many items ``context_items`` would list for ``project`` in all (kept per scope by the views)."""
+        scopes = [project] if project == GLOBAL_SCOPE else [project, GLOBAL_SCOPE]
+        marks = ", ".join("?" for _ in scopes)
+        rows = self.query(f"SELECT COALESCE(SUM(n), 0) AS n FROM {table('context_counts')} WHERE scope IN ({marks})", scopes)
         return int(rows[0]["n"])
 
     def item(self, item_id: UUID, project: str) -> ItemRow | None:

@@ -26,6 +26,8 @@ TABLES: dict[str, str] = {
         edited_by_user INTEGER
     """,
     "item_evidence": "item_id TEXT, session_id TEXT, PRIMARY KEY (item_id, session_id)",
+    # How many items context may list per scope (active, not rejected): "N more items" without a COUNT of them all.
+    "context_counts": "scope TEXT PRIMARY KEY, n INTEGER",
     "session_usage": "session_id TEXT PRIMARY KEY, use_count INTEGER, last_used TEXT",
     "item_usage": "item_id TEXT PRIMARY KEY, use_count INTEGER, last_used TEXT",
     # served is not cited: what reads handed an item out, apart from what agents said they used

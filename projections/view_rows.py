@@ -20,8 +20,16 @@ from typing import Any
 from mnemolog.projections.schema import TABLES, table
 from mnemolog.projections.sql import Sql
 
-# Tables written whole per item (the rules never read them back): the evidence links and the search rows.
-_PER_ITEM = ("item_evidence", "search_rows")
+# Tables written whole per item (the rules never read them back): the evidence links and the search rows;
+# and the per-scope counts, which only the flush changes.
+_PER_ITEM = ("item_evidence", "search_rows", "context_counts")
+
+
+def _listed_in(row: dict[str, Any] | None) -> str | None:
+    """The scope whose context may list this item row (active, not rejected), else None."""
+    if row is None or row["status"] != "active" or (row["context_rank"] if row["context_rank"] is not None else 3) >= 3:
+        return None
+    return str(row["scope"])
 
 
 @cache
@@ -67,6 +75,7 @@ class ViewRows:
             str, tuple[int, tuple[Any, ...]] | None
         ] = {}  # item id -> (id, row) or dropped
         self._search_id: int | None = None
+        self._listed_before: dict[str, str | None] = {}  # item id -> the scope listing it before this batch
 
     def __len__(self) -> int:
         """How many rows are held (a rebuild flushes when this grows past its window)."""
@@ -79,6 +88,8 @@ class ViewRows:
             return held[key]
         found = self.sql.one(f"SELECT * FROM {table(name)} WHERE {key_column(name)} = ?", [key])
         held[key] = found
+        if name == "items":
+            self._listed_before.setdefault(key, _listed_in(found))
         return found
 
     def insert(self, name: str, values: dict[str, Any]) -> None:
@@ -86,6 +97,8 @@ class ViewRows:
         row = dict.fromkeys(columns(name))
         row.update(values)
         key = str(row[key_column(name)])
+        if name == "items":
+            self._listed_before.setdefault(key, None)  # a new item (an Added event is an item's first)
         self._rows[name][key] = row
         self._dirty[name][key] = None
 
@@ -124,6 +137,7 @@ class ViewRows:
                     row["context_tokens"] = (
                         self._line_tokens(row) if row["status"] == "active" else None
                     )
+        self._flush_counts()
         for name, dirty in self._dirty.items():
             if dirty:
                 cols = columns(name)
@@ -150,6 +164,27 @@ class ViewRows:
             )
         self.clear()
 
+    def _flush_counts(self) -> None:
+        """Move each changed item's count from the scope that listed it to the scope that lists it now."""
+        delta: dict[str, int] = {}
+        items = self._rows["items"]
+        for key in self._dirty["items"]:
+            before, now = self._listed_before.get(key), _listed_in(items[key])
+            if before != now:
+                if before is not None:
+                    delta[before] = delta.get(before, 0) - 1
+                if now is not None:
+                    delta[now] = delta.get(now, 0) + 1
+        counts = table("context_counts")
+        changed = [(scope, n) for scope, n in sorted(delta.items()) if n]
+        if changed:
+            self.sql.many(
+                f"INSERT INTO {counts} (scope, n) VALUES (?, ?) ON CONFLICT (scope) DO UPDATE SET n = {counts}.n + excluded.n",
+                changed,
+            )
+            # a scope back to none leaves no row, so a catch-up and a rebuild hold the same rows
+            self.sql.many(f"DELETE FROM {counts} WHERE scope = ? AND n = 0", [(scope,) for scope, _ in changed])
+
     def clear(self) -> None:
         """Forget every held row (after a flush)."""
         for name in self._rows:
@@ -157,3 +192,4 @@ class ViewRows:
             self._dirty[name].clear()
         self._evidence.clear()
         self._search.clear()
+        self._listed_before.clear()

@@ -196,6 +196,14 @@ def test_rebuild_projects_what_the_incremental_catch_up_projects(store_factory, 
     incremental = _projected(store)
     assert incremental["items"] and incremental["context_tokens"] and all(incremental["found"].values())
     assert incremental["position"] == store.app.max_notification_id()
+    listed = {
+        r["scope"]: r["n"]
+        for r in ViewReads(store.view).query(
+            f"SELECT scope, COUNT(*) AS n FROM {table('items')} WHERE status = 'active' AND context_rank < 3 GROUP BY scope"
+        )
+    }
+    kept = {r["scope"]: r["n"] for r in ViewReads(store.view).query(f"SELECT scope, n FROM {table('context_counts')}")}
+    assert len(listed) > 1 and kept == listed  # the per-scope counts context reads equal a COUNT of the items
 
     assert store.rebuild() == store.app.max_notification_id()
     assert _projected(store) == incremental
