@@ -11,7 +11,7 @@ keeps no line.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from mnemolog.domain.transcript import Transcript
@@ -20,25 +20,11 @@ PROBE_CHARS = 40
 LOOKAHEAD = 400  # records searched past the previous item's before giving up on one item
 
 
-def _strings(value: Any, depth: int = 0) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-        if depth < 2 and value[:1] in "{[":
-            try:
-                inner = json.loads(value)
-            except ValueError:
-                return
-            yield from _strings(inner, depth + 1)
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _strings(v, depth)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _strings(v, depth)
-
-
 def _collect_strings(value: Any, out: list[str], depth: int = 0) -> None:
-    """:func:`_strings` into ``out``, without a generator per value (ingest reads every record so)."""
+    """Every string of a JSON value into ``out``, and those of JSON held in its strings (two levels deep).
+
+    A list, not a generator per value: ingest reads every record so.
+    """
     if isinstance(value, str):
         out.append(value)
         if depth < 2 and value[:1] in "{[":
@@ -70,8 +56,9 @@ def _probes(text: str) -> list[str]:
     values instead (a file path alone also appears in the reads of that file).
     """
     if text[:1] == "{":  # a tool call's input, serialised: the record holds its values, not this JSON
+        leaves: list[str] = []
         try:
-            leaves = list(_strings(json.loads(text)))
+            _collect_strings(json.loads(text), leaves)
         except ValueError:
             leaves = []
         found = [p for p in (_first_line(leaf) for leaf in leaves) if p][:3]
