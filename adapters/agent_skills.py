@@ -56,25 +56,6 @@ SKILL_FILE = "SKILL.md"
 SETTINGS_KEY = "skills"
 
 
-def skills_of(files: Mapping[str, str]) -> dict[str, str]:
-    """The skills of a rendered memory folder: name -> SKILL.md text (``skills/<name>/SKILL.md``)."""
-    found: dict[str, str] = {}
-    for path, text in files.items():
-        parts = path.split("/")
-        if len(parts) == 3 and path.startswith(SKILLS_PREFIX) and parts[2] == SKILL_FILE and parts[1]:
-            found[parts[1]] = text
-    return found
-
-
-def project_only(project: Mapping[str, str], user_wide: Mapping[str, str]) -> dict[str, str]:
-    """The skills a project's folder has beyond the user-wide ones (both name -> text).
-
-    By name: a user-wide skill reads differently in a project's folder (its
-    evidence lines name that project's sessions), and it is the user folder's.
-    """
-    return {name: text for name, text in project.items() if name not in user_wide}
-
-
 @dataclass(frozen=True)
 class SkillSync:
     """What bringing one skills folder in step changes: file edits, and the user's skills left alone."""
@@ -198,21 +179,22 @@ def remember_repo(path: Path, folder: Path) -> None:
 
 def user_wide_skills(store: Store) -> dict[str, str]:
     """The user-wide (global) skills as rendered: name -> SKILL.md."""
-    from mnemolog.adapters.tokens import count_tokens
     from mnemolog.domain.plan import GLOBAL_SCOPE
-    from mnemolog.projections.rendered_folder import folder_files
+    from mnemolog.projections.rendered_folder import folder_skills
 
     # The folder of the scope "global" holds global items only (a project's folder: its own and global).
-    return skills_of(folder_files(store.reads(), store.matcher(), count_tokens, GLOBAL_SCOPE))
+    return folder_skills(store.reads(), store.matcher(), GLOBAL_SCOPE)
 
 
 def project_skills(store: Store, project: str) -> dict[str, str]:
-    """The skills only ``project``'s sessions may read (its own, not the user-wide ones): name -> SKILL.md."""
-    from mnemolog.adapters.tokens import count_tokens
-    from mnemolog.projections.rendered_folder import folder_files
+    """The skills only ``project``'s sessions may read (its own, not the user-wide ones): name -> SKILL.md.
 
-    own = skills_of(folder_files(store.reads(), store.matcher(), count_tokens, project))
-    return project_only(own, user_wide_skills(store))
+    Read from the project's folder, so each has the name (and the evidence lines) that folder gives it; the
+    user-wide ones are the user folder's.
+    """
+    from mnemolog.projections.rendered_folder import folder_skills
+
+    return folder_skills(store.reads(), store.matcher(), project, scopes={project})
 
 
 def install_folder(home: Path, agent: str = "claude-code") -> Path:

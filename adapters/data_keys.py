@@ -74,8 +74,8 @@ class AesGcmKeys(ABC):
     def _add(self, subject: str, key_id: str, key: bytes) -> None:
         """Store a new key for the subject (it becomes current)."""
 
-    def _add_all(self, keys: list[tuple[str, str, bytes]], cursor: Any = None) -> None:
-        """Store new (subject, key id, key) rows, in order, all or none (``cursor``: the events' transaction)."""
+    def _add_all(self, keys: list[tuple[str, str, bytes]]) -> None:
+        """Store new (subject, key id, key) rows, in order, all or none."""
         for row in keys:
             self._add(*row)
 
@@ -102,20 +102,13 @@ class AesGcmKeys(ABC):
 
     def save_keys(self) -> None:
         """Store the keys ``seal`` made since the last call, in one transaction, before what is sealed under them."""
-        made = self.unsaved_keys()
-        if made:
-            self.store_keys(made)
-            self.saved(made)
+        with self._lock:
+            self._save_unsaved()
 
     def unsaved_keys(self) -> list[tuple[str, str, bytes]]:
         """The (subject, key id, key) rows ``seal`` made and nobody stored yet."""
         with self._lock:
             return [(subject, key_id, key) for subject, (key_id, key) in self._unsaved.items()]
-
-    def store_keys(self, keys: list[tuple[str, str, bytes]], cursor: Any = None) -> None:
-        """Write ``keys`` in one transaction; with ``cursor``, in the events' own transaction (one commit)."""
-        with self._lock:
-            self._add_all(keys, cursor)
 
     def saved(self, keys: list[tuple[str, str, bytes]]) -> None:
         """``keys`` were committed: they are no longer held here."""
@@ -241,7 +234,7 @@ class SqliteKeys(AesGcmKeys):
     def _add(self, subject: str, key_id: str, key: bytes) -> None:
         self._db().execute(f"INSERT INTO {KEY_TABLE} (key_id, subject, key) VALUES (?, ?, ?)", (key_id, subject, key))
 
-    def _add_all(self, keys: list[tuple[str, str, bytes]], cursor: Any = None) -> None:
+    def _add_all(self, keys: list[tuple[str, str, bytes]]) -> None:
         db = self._db()  # its own file: committed before the events are
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -324,12 +317,8 @@ class PostgresKeys(AesGcmKeys):
         """The key table exists (made on first use)."""
         self._db()
 
-    def _add_all(self, keys: list[tuple[str, str, bytes]], cursor: Any = None) -> None:
+    def _add_all(self, keys: list[tuple[str, str, bytes]]) -> None:
         subjects, ids, blobs = ([row[n] for row in keys] for n in range(3))
-        if cursor is not None:  # the events' transaction: the keys commit with them, or not at all
-            self._db()  # the key table exists
-            cursor.execute(self._ADD_ALL, (subjects, ids, blobs), prepare=True)
-            return
         with self._db().transaction():
             self._db().execute(self._ADD_ALL, (subjects, ids, blobs))
 

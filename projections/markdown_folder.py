@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from uuid import UUID
@@ -678,9 +678,24 @@ def render_folder(
     return dict(sorted(files.items()))
 
 
+def render_skills(model: FolderModel, scopes: Collection[str] | None = None) -> dict[str, str]:
+    """The folder's skills alone, as ``render_folder`` writes them: name -> SKILL.md text.
+
+    ``scopes`` keeps only the skills of those scopes (their names are the
+    folder's, so a clash keeps the name ``render_folder`` gives it). No token
+    counting: a skill file has no budget.
+    """
+    view = _view(model)
+    return {
+        view.skill_names[item.item_id]: _render_skill(view, item)
+        for item in view.items
+        if item.item_id in view.skill_names and (scopes is None or item.scope in scopes)
+    }
+
+
 def item_ids_in(text: str) -> list[str]:
     """The item ids named by ``[item:<id>]`` markers in rendered text, in order of appearance."""
     return re.findall(r"\[item:([^\]\s]+)\]", text)
 
 
-__all__ = ["SKILLS_DIR", "SKILL_FILE", "SUMMARY_TOKEN_BUDGET", "item_ids_in", "item_order_key", "render_folder"]
+__all__ = ["SKILLS_DIR", "SKILL_FILE", "SUMMARY_TOKEN_BUDGET", "item_ids_in", "item_order_key", "render_folder", "render_skills"]

@@ -21,7 +21,7 @@ from mnemolog.domain.note import Note
 from mnemolog.domain.session import Session, SessionFacts
 from mnemolog.domain.skill import Skill, skill_texts
 from mnemolog.domain.tombstone import Tombstone
-from mnemolog.projections.view_rows import ViewRows, key_column
+from mnemolog.projections.view_rows import UNLISTED_RANK, ViewRows, key_column
 
 
 def iso(value: datetime | None) -> str | None:
@@ -346,7 +346,7 @@ def _bump(rows: ViewRows, name: str, value: str, at: str | None) -> None:
 
 def context_rank(trust: str) -> int:
     """The order context lists items in: accepted, proposed, doubted (rejected ones never: 3)."""
-    return {"accepted": 0, "proposed": 1, "doubted": 2}.get(trust, 3)
+    return {"accepted": 0, "proposed": 1, "doubted": 2}.get(trust, UNLISTED_RANK)
 
 
 def _citation(rows: ViewRows, e: Citation.Recorded) -> None:

@@ -31,6 +31,7 @@ from mnemolog.domain.tombstone_matcher import TombstoneRule
 from mnemolog.projections.folder_model import FolderModel, FolderSession
 from mnemolog.projections.schema import table
 from mnemolog.projections.search import search_rows
+from mnemolog.projections.view_rows import UNLISTED_RANK
 from mnemolog.projections.view_store import MemoryView
 
 if TYPE_CHECKING:
@@ -265,7 +266,7 @@ class ViewReads:
         """
         order = "pinned DESC, context_rank, use_count DESC, updated_at DESC, id"
         each = (
-            f"SELECT * FROM (SELECT * FROM {table('items')} WHERE scope = ? AND status = 'active' AND context_rank < 3 "
+            f"SELECT * FROM (SELECT * FROM {table('items')} WHERE scope = ? AND status = 'active' AND context_rank < {UNLISTED_RANK} "
             f"ORDER BY {order} LIMIT ?) AS s{{n}}"
         )
         rows = self.query(

@@ -6,11 +6,11 @@ anything else that shows the folder.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher
 from mnemolog.projections.folder_model import without_forgotten
-from mnemolog.projections.markdown_folder import render_folder
+from mnemolog.projections.markdown_folder import render_folder, render_skills
 from mnemolog.projections.reads import ViewReads
 
 
@@ -23,3 +23,13 @@ def folder_files(
     project reads (so every tombstone applies to it).
     """
     return render_folder(without_forgotten(reads.folder_model(project), matcher), count_tokens)
+
+
+def folder_skills(
+    reads: ViewReads, matcher: TombstoneMatcher, project: str | None = None, scopes: Collection[str] | None = None
+) -> dict[str, str]:
+    """The skills of ``project``'s folder (name -> SKILL.md), as ``folder_files`` renders them, without the rest.
+
+    ``scopes`` keeps only the skills of those scopes (a project's own: ``{project}``).
+    """
+    return render_skills(without_forgotten(reads.folder_model(project), matcher), scopes)

@@ -90,8 +90,8 @@ def _sqlite(sql: Sql, terms: list[str], any_term: bool, project: str | None, kin
     candidates = min(ranked, CANDIDATES * limit + 10)  # most of the best are in the reader's scope
     while True:
         found: list[dict[str, Any]] = sql.rows(statement, [expression, ranked, candidates, *params, limit])
-        if len(found) >= limit:
-            return found
+        if len(found) >= limit or (project is None and kind is None):
+            return found  # unfiltered, fewer than asked means fewer matches than candidates: nothing more to look at
         # Fewer than asked: were there more ranked matches than candidates, or more matches than ranked?
         matched = sql.one(f"SELECT COUNT(*) AS n FROM (SELECT rowid FROM {search} WHERE {search} MATCH ? LIMIT ?)", [expression, ranked + 1])
         n = 0 if matched is None else int(matched["n"])

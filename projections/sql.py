@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 
 class Sql:
-    """Runs statements written with ``?`` placeholders on a SQLite or psycopg cursor.
+    """Runs statements written with ``?`` placeholders on a SQLite or psycopg cursor."""
 
-    ``count_tokens`` (when the view was given one) counts the tokens of what a
-    projection stores pre-counted, such as an item's context line.
-    """
-
-    def __init__(self, cursor: Any, dialect: str, count_tokens: Callable[[str], int] | None = None) -> None:
+    def __init__(self, cursor: Any, dialect: str) -> None:
         self.cursor = cursor
         self.dialect = dialect
-        self.count_tokens = count_tokens
 
     def _q(self, statement: str) -> str:
         return statement.replace("?", "%s") if self.dialect == "postgres" else statement

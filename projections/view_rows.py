@@ -23,11 +23,12 @@ from mnemolog.projections.sql import Sql
 # Tables written whole per item (the rules never read them back): the evidence links and the search rows;
 # and the per-scope counts, which only the flush changes.
 _PER_ITEM = ("item_evidence", "search_rows", "context_counts")
+UNLISTED_RANK = 3  # the context_rank of a rejected item: context lists only items ranked below it
 
 
 def _listed_in(row: dict[str, Any] | None) -> str | None:
     """The scope whose context may list this item row (active, not rejected), else None."""
-    if row is None or row["status"] != "active" or (row["context_rank"] if row["context_rank"] is not None else 3) >= 3:
+    if row is None or row["status"] != "active" or (row["context_rank"] if row["context_rank"] is not None else UNLISTED_RANK) >= UNLISTED_RANK:
         return None
     return str(row["scope"])
 

@@ -12,35 +12,11 @@ from mnemolog.adapters.agent_skills import (
     owned_skills,
     plan_removal,
     plan_sync,
-    project_only,
-    skills_of,
 )
 
 
 def skill(name: str, steps: str = "1. `make it`") -> str:
     return f"---\nname: {name}\ndescription: \"Use when {name}\"\n---\n\n# {name}\n\n## Steps\n\n{steps}\n"
-
-
-FOLDER_FILES = {
-    "MEMORY.md": "# Memory\n",
-    "memory_summary.md": "summary\n",
-    "skills/deploy/SKILL.md": skill("deploy"),
-    "skills/tidy/SKILL.md": skill("tidy"),
-    "skills/tidy/notes.md": "not a skill entry point\n",
-    "rollout_summaries/a.md": "a\n",
-}
-
-
-def test_skills_of_a_rendered_folder_are_its_skill_md_files_by_name() -> None:
-    assert skills_of(FOLDER_FILES) == {"deploy": skill("deploy"), "tidy": skill("tidy")}
-    assert skills_of({"skills/SKILL.md": "x", "skills/a/b/SKILL.md": "y"}) == {}
-
-
-def test_project_only_leaves_out_what_the_user_wide_folder_has_already() -> None:
-    project = {"deploy": skill("deploy"), "tidy": skill("tidy")}
-    assert project_only(project, {"tidy": skill("tidy")}) == {"deploy": skill("deploy")}
-    # A user-wide skill reads differently in a project's folder (its evidence lines): still the user folder's.
-    assert project_only(project, {"tidy": skill("tidy", "2. other")}) == {"deploy": skill("deploy")}
 
 
 def test_sync_writes_marked_folders_keeps_the_users_own_and_removes_only_its_own(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from mnemolog.domain.reads import ItemRow
 from mnemolog.domain.skill import Skill, SkillStep
 from mnemolog.projections.folder_model import FolderModel, FolderSession
 from mnemolog.projections.folder_validator import validate_folder
-from mnemolog.projections.markdown_folder import item_ids_in, render_folder
+from mnemolog.projections.markdown_folder import item_ids_in, render_folder, render_skills
 
 AT = datetime(2025, 6, 30, 12, tzinfo=UTC)
 
@@ -98,6 +98,14 @@ def test_a_project_sees_its_own_and_global_skills_only() -> None:
     skills = sorted(path for path in files if path.startswith("skills/"))
     assert skills == ["skills/build-and-test/SKILL.md", "skills/release-notes/SKILL.md"]
     assert "deploy-staging" not in files["MEMORY.md"] + files["memory_summary.md"]
+
+
+def test_the_skills_alone_are_the_folders_skill_files_by_name() -> None:
+    for model in (_model("proj:a", SKILL_A, SKILL_B, SKILL_G), _model(None, SKILL_A, _skill(4, "proj:b", "build-and-test", (B1,)))):
+        files = render_folder(model, words)
+        assert render_skills(model) == {p.split("/")[1]: t for p, t in files.items() if p.startswith("skills/")}
+    own = render_skills(_model("proj:a", SKILL_A, SKILL_G), scopes={"proj:a"})
+    assert list(own) == ["build-and-test"]  # a project's own, without the user-wide one
 
 
 def test_same_name_in_two_scopes_gets_two_folders_in_the_shared_folder() -> None:
