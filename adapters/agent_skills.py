@@ -50,7 +50,6 @@ MARKER_TEXT = (
     "This skill folder is written by mnemolog from its memory and replaced or removed by it "
     "(`mnemolog install claude-code --uninstall` takes it out). Edit the skill through mnemolog, not here.\n"
 )
-SKILLS_PREFIX = "skills/"
 SKILL_FILE = "SKILL.md"
 # Where install records what it set up for skills (inside the install manifest's ``extra``).
 SETTINGS_KEY = "skills"

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from mnemolog.adapters.heuristic_skills import is_skill_note, skill_edits
+from mnemolog.adapters.heuristic_skills import is_skill_note, scope_tail, skill_edits
 from mnemolog.domain.extraction import TokenUsage
 from mnemolog.domain.plan import GLOBAL_SCOPE, ConsolidationPlan, Edit, ItemKindName
 from mnemolog.domain.ports import (
@@ -193,10 +193,6 @@ def _keywords(value: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(word for word in words if word))
 
 
-def _scope_tail(scope: str) -> str:
-    return re.split(r"[/:]", scope.rstrip("/"))[-1] or scope
-
-
 @dataclass
 class _Candidate:
     kind: ItemKindName
@@ -270,7 +266,7 @@ def front_title(parsed: ParsedMemory) -> str:
 
 def _group_of(scope: str) -> str:
     """The task group of a session whose raw memory names none: its project, else "no project folder"."""
-    return "no project folder" if scope in ("unknown", "") else _scope_tail(scope)
+    return "no project folder" if scope in ("unknown", "") else scope_tail(scope)
 
 
 def _task_candidate(entry: InputForModel, parsed: ParsedMemory) -> _Candidate:
@@ -615,7 +611,7 @@ def _note_item(note: NoteForModel, text: str) -> Edit:
         op="add",
         kind=_note_kind(text),
         scope=scope,
-        task_group="" if scope == GLOBAL_SCOPE else _scope_tail(scope),
+        task_group="" if scope == GLOBAL_SCOPE else scope_tail(scope),
         title="",
         text=text,
         evidence=(note.note_id,),

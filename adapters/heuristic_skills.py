@@ -38,6 +38,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 
 from mnemolog.domain.plan import GLOBAL_SCOPE, Edit, ItemKindName
 from mnemolog.domain.ports import InputForModel, ItemForModel, NoteForModel
@@ -50,7 +51,7 @@ from mnemolog.domain.skill import (
     slug,
 )
 
-__all__ = ["ProcedureStep", "is_skill_note", "parse_procedure", "skill_edits"]
+__all__ = ["ProcedureStep", "is_skill_note", "parse_procedure", "scope_tail", "skill_edits"]
 
 _HEADING = re.compile(r"^\s*#*\s*procedure\s*:?\s*$", re.IGNORECASE)
 _STEP = re.compile(r"^\s*(?:[-*]|\d+[.)])\s+`(?P<command>[^`]+)`\s*->\s*(?P<outcome>ok|failed)\b(?:\s*\((?P<detail>.*)\))?\s*$", re.IGNORECASE)
@@ -77,6 +78,11 @@ class ProcedureStep:
     command: str
     ok: bool
     detail: str = ""
+
+
+def scope_tail(scope: str) -> str:
+    """A scope's last path part (``git:github.com/acme/api`` -> ``api``): an offline task group."""
+    return re.split(r"[/:]", scope.rstrip("/"))[-1] or scope
 
 
 def parse_procedure(raw_memory: str) -> tuple[ProcedureStep, ...]:
@@ -111,9 +117,9 @@ class _Run:
     title: str
     steps: tuple[ProcedureStep, ...]
 
-    @property
+    @cached_property
     def succeeded(self) -> tuple[str, ...]:
-        """The commands that ran successfully, each once, in the order of their first success."""
+        """The commands that ran successfully, each once, in the order of their first success (compared often)."""
         return tuple(dict.fromkeys(step.command for step in self.steps if step.ok))
 
     def ran_all(self, commands: Sequence[str]) -> bool:
@@ -303,7 +309,7 @@ def _note_skill(note: NoteForModel, text: str, taken: set[str]) -> Edit:
         op="add",
         kind=ItemKindName.SKILL,
         scope=scope,
-        task_group="" if scope == GLOBAL_SCOPE else re.split(r"[/:]", scope.rstrip("/"))[-1],
+        task_group="" if scope == GLOBAL_SCOPE else scope_tail(scope),
         title=name,
         text=text,
         keywords=tuple(dict.fromkeys(_key_word(c) for c in commands)),

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from mnemolog.projections.markdown_folder import code_span_flags
+from mnemolog.projections.markdown_folder import SKILL_FILE, SKILLS_DIR, code_span_flags
 
 SUMMARY_FILE = "memory_summary.md"
 MEMORY_FILE = "MEMORY.md"
@@ -26,8 +26,6 @@ RAW_EMPTY = "No raw memories yet."
 _OTHER_BULLET = re.compile(r"^\s*[*+]\s")
 _NUMBERED = re.compile(r"^\s*\d+[.)]\s")
 _ROLLOUT_REF = re.compile(r"rollout_summaries/([^\s()]+\.md)")
-SKILLS_DIR = "skills"
-SKILL_FILE = "SKILL.md"
 _SKILL_REF = re.compile(r"\bskills/([^\s()/]+)/SKILL\.md")
 _SKILL_NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
