@@ -17,7 +17,7 @@ from functools import cache
 from typing import Any, NamedTuple
 
 import typer
-from mnemolog.cli.output import Exit, UserError, environment_failure, errors
+from mnemolog.cli.output import Exit, UserError, environment_failure, errors, store_locked
 from typer.core import TyperGroup
 
 
@@ -144,6 +144,9 @@ def main(args: list[str] | None = None) -> None:
         error.show()
         sys.exit(error.exit_code)
     except Exception as error:
+        if store_locked(error):  # another process held the store past SQLite's time-out: nothing was written
+            errors.print("busy: another mnemolog process kept the store locked; nothing was lost: run the command again", highlight=False, markup=False)
+            sys.exit(int(Exit.BUSY))
         message = environment_failure(error)  # a full disk: one line, not a traceback
         if message is None:
             raise

@@ -62,7 +62,7 @@ class Exit(IntEnum):
     ERROR = 1  # a user error or a failure: one message on stderr
     USAGE = 2  # bad options (typer/click)
     PARTIAL = 3  # the run finished, but some inputs failed (see the report)
-    BUSY = 4  # another consolidation is running
+    BUSY = 4  # another consolidation is running, or another process kept the store locked
     NOT_FOUND = 5  # the item, run or tombstone named does not exist
 
 
@@ -91,6 +91,18 @@ def environment_failure(error: BaseException) -> str | None:
             return f"cannot write the store or folder (read-only): {current}"
         current = current.__cause__ or current.__context__
     return None
+
+
+def store_locked(error: BaseException) -> bool:
+    """Whether ``error`` is SQLite giving up on a lock another process held past the time-out."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if "database is locked" in str(current).lower():
+            return True
+        current = current.__cause__ or current.__context__
+    return False
 
 
 def fail(message: str, code: Exit = Exit.ERROR) -> typer.Exit:

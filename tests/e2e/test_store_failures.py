@@ -68,6 +68,21 @@ def test_a_full_disk_is_one_clear_error(tmp_path: Path, monkeypatch: pytest.Monk
     assert doctor.code == 1 and doctor.err.startswith("error: the disk is full"), doctor.err
 
 
+def test_a_store_locked_too_long_is_one_busy_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from eventsourcing.persistence import OperationalError
+    from mnemolog.domain.application import MnemologApp
+
+    home = _pipeline(tmp_path)
+
+    def locked(*args: object, **kwargs: object) -> None:
+        raise OperationalError("database is locked") from sqlite3.OperationalError("database is locked")
+
+    monkeypatch.setattr(MnemologApp, "save_all", locked)
+    result = run_cli("note", "Always use pnpm", env=_env(home))
+    assert result.code == 4, (result.out, result.err)
+    assert result.err.startswith("busy: another mnemolog process kept the store locked") and result.err.count("\n") == 1, result.err
+
+
 def test_run_exits_4_when_another_consolidation_holds_the_lease(tmp_path: Path) -> None:
     home = tmp_path / "home"
     write_sessions(tmp_path / "sessions")
