@@ -364,7 +364,10 @@ def _bump(rows: ViewRows, name: str, value: str, at: str | None) -> None:
 
 def context_rank(trust: str) -> int:
     """The order context lists items in: accepted, proposed, doubted (rejected ones never: 3)."""
-    return {"accepted": 0, "proposed": 1, "doubted": 2}.get(trust, UNLISTED_RANK)
+    return _RANKS.get(trust, UNLISTED_RANK)
+
+
+_RANKS = {"accepted": 0, "proposed": 1, "doubted": 2}
 
 
 def _citation(rows: ViewRows, e: Citation.Recorded) -> None:
