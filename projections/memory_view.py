@@ -12,6 +12,7 @@ import json
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
+from uuid import UUID
 
 from mnemolog.domain.citation import Citation
 from mnemolog.domain.consolidation import Consolidation, PhaseTwoLease
@@ -33,7 +34,10 @@ def js(value: Any) -> str:
     """Stable JSON text."""
     if not value and isinstance(value, list):
         return "[]"  # most keyword, evidence and span lists (the encoder's setup costs more than the answer)
-    return json.dumps(value, sort_keys=True, default=str)
+    return _ENCODER.encode(value)
+
+
+_ENCODER = json.JSONEncoder(sort_keys=True, default=str)  # json.dumps with options builds an encoder per call
 
 
 def _facts_columns(facts: SessionFacts) -> dict[str, Any]:
@@ -274,14 +278,28 @@ def context_line_tokens(count_tokens: Callable[[str], int]) -> Callable[[dict[st
     """The tokens of an active item row's context line, so context never runs a tokenizer (see domain.services.read).
 
     ``ViewRows`` counts it at the flush for every item a batch changed (its text, trust or use count).
+    The line is made from an ``ItemRow`` holding only what a context line shows (``item_row``
+    parses every column: times, evidence, spans; a rebuild counts every active item's line).
     """
+    from mnemolog.domain.reads import ItemRow
     from mnemolog.domain.services.read import context_line
-    from mnemolog.projections.reads import (
-        item_row,  # imported here: reads imports this module's neighbours
-    )
 
     def tokens(row: dict[str, Any]) -> int:
-        return count_tokens(context_line(item_row(row)) + "\n")
+        shown = ItemRow(
+            item_id=UUID(row["id"]),
+            kind=row["kind"],
+            scope=row["scope"],
+            task_group="",
+            title=row["title"] or "",
+            text=row["text"] or "",
+            keywords=(),
+            evidence=(),
+            trust=row["trust"],
+            use_count=int(row["use_count"] or 0),
+            pinned=bool(row["pinned"] or 0),
+            skill=_row_skill(row),
+        )
+        return count_tokens(context_line(shown) + "\n")
 
     return tokens
 
@@ -346,7 +364,10 @@ def _bump(rows: ViewRows, name: str, value: str, at: str | None) -> None:
 
 def context_rank(trust: str) -> int:
     """The order context lists items in: accepted, proposed, doubted (rejected ones never: 3)."""
-    return {"accepted": 0, "proposed": 1, "doubted": 2}.get(trust, UNLISTED_RANK)
+    return _RANKS.get(trust, UNLISTED_RANK)
+
+
+_RANKS = {"accepted": 0, "proposed": 1, "doubted": 2}
 
 
 def _citation(rows: ViewRows, e: Citation.Recorded) -> None:
