@@ -527,7 +527,8 @@ def _line_tokens(model: FolderModel, item: ItemRow, skill_name: str | None, coun
     """
     own = item.skill.name if item.kind == "skill" and item.skill is not None else None
     suffix = _scope_suffix_text(model, item.scope)
-    label_free = not suffix or ("(" not in suffix[1:] and "project" not in f"{item.title}{item.text}{own or ''}".replace("*", ""))
+    texts = f"{item.title}{item.text}{own or ''}".replace("*", "")
+    label_free = not suffix or ("(" not in _label(model, item.scope) and "project" not in texts)
     if item.summary_tokens is not None and skill_name == own and label_free:
         return item.summary_tokens
     return count(_summary_bullet(item, suffix, skill_name) + "\n")

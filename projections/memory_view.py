@@ -270,18 +270,21 @@ def _item(rows: ViewRows, e: Any) -> None:
     rows.update("items", iid, values)
 
 
-def context_line_tokens(count_tokens: Callable[[str], int]) -> Callable[[dict[str, Any]], int]:
-    """The tokens of an active item row's context line, so context never runs a tokenizer (see domain.services.read).
+def context_line_tokens(count_tokens: Callable[[str], int]) -> Callable[[dict[str, Any]], dict[str, int]]:
+    """The tokens of the lines readers count for an active item row, so neither context nor a render runs a tokenizer:
+    its context line (see domain.services.read) and its memory_summary.md line (``markdown_folder.summary_line``).
 
-    ``ViewRows`` counts it at the flush for every item a batch changed (its text, trust or use count).
+    ``ViewRows`` counts them at the flush for every item a batch changed (its text, trust or use count).
     """
     from mnemolog.domain.services.read import context_line
+    from mnemolog.projections.markdown_folder import summary_line
     from mnemolog.projections.reads import (
         item_row,  # imported here: reads imports this module's neighbours
     )
 
-    def tokens(row: dict[str, Any]) -> int:
-        return count_tokens(context_line(item_row(row)) + "\n")
+    def tokens(row: dict[str, Any]) -> dict[str, int]:
+        item = item_row(row)
+        return {"context_tokens": count_tokens(context_line(item) + "\n"), "summary_tokens": count_tokens(summary_line(item) + "\n")}
 
     return tokens
 
