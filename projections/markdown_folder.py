@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
+from itertools import accumulate
 from uuid import UUID
 
 from mnemolog.domain.reads import ItemRow
@@ -549,7 +551,31 @@ class _SummaryPlan:
     profile_words: int
 
 
-Line = str | _Entry  # a bullet stands as its entry until the text is written (its tokens are known)
+class _Run:
+    """Summary items always listed together in the drop order (a scope's tips, a day's topics, ...): a plan keeps a prefix."""
+
+    def __init__(self, entries: Iterable[_Entry]) -> None:
+        self.entries = list(entries)
+        self.ranks = [e.rank for e in self.entries]  # ascending: the entries are in importance order
+        self.sums = list(accumulate((e.tokens or 0 for e in self.entries), initial=0))
+
+    def kept(self, plan: _SummaryPlan) -> _Kept:
+        return _Kept(self, bisect_left(self.ranks, plan.kept))
+
+
+@dataclass(frozen=True)
+class _Kept:
+    """The first ``end`` items of a run: their lines, one after another."""
+
+    run: _Run
+    end: int
+
+    @property
+    def tokens(self) -> int:
+        return self.run.sums[self.end]
+
+
+Line = str | _Kept  # items' lines stand as the kept part of their run until the text is written
 
 
 def _starts_piece(line: str) -> bool:
@@ -566,85 +592,89 @@ class _SummaryRenderer:
     pieces' tokens; an item's line (with its newline) is counted once, and the
     other lines, with the blank lines after them, once per render. A blank line
     after an item's line joins its closing ``]`` (``]\\n\\n`` is one piece):
-    what that adds is counted once.
+    what that adds is counted once. Items are kept in runs (``_Run``), so an
+    attempt costs its headings, not its items.
     """
 
     def __init__(self, view: _View, count: _Counter) -> None:
         self.view = view
         self.count = count
-        model = view.model
-        self.prefs = [e for e in view.entries if e.kind == "preference"]
-        self.prefs.sort(key=lambda e: (_scope_order(model, e.scope), e.key))
-        self.tips = [e for e in view.entries if e.kind in _TIP_KINDS]
-        self.tasks = [e for e in view.entries if e.kind == "task"]
-        newest = max((t.day for t in self.tasks if t.day is not None), default=None)
-        self.cutoff: date | None = newest - timedelta(days=RECENT_WINDOW_DAYS - 1) if newest else None
         # Drop order: view.entries is already most important first.
         self.ranked = [e for e in view.entries if e.kind in _SUMMARY_KINDS]
         for rank, entry in enumerate(self.ranked):
             entry.rank = rank
+        tasks = [e for e in self.ranked if e.kind == "task"]
+        newest = max((t.day for t in tasks if t.day is not None), default=None)
+        self.cutoff: date | None = newest - timedelta(days=RECENT_WINDOW_DAYS - 1) if newest else None
+        prefs = [e for e in self.ranked if e.kind == "preference"]
+        tips = [e for e in self.ranked if e.kind in _TIP_KINDS]
+        self.general_prefs = _Run(e for e in prefs if e.scope == GLOBAL_SCOPE)
+        self.general_tips = _Run(e for e in tips if e.scope == GLOBAL_SCOPE)
+        self.local: dict[str, tuple[_Run, _Run]] = {  # a project's own preferences, then its tips
+            scope: (_Run(e for e in prefs if e.scope == scope), _Run(e for e in tips if e.scope == scope))
+            for scope in view.scopes
+            if scope != GLOBAL_SCOPE
+        }
+        self.recent: dict[str, list[tuple[date, _Run]]] = {}  # scope -> its days, newest first, with their topics
+        self.older: dict[str, _Run] = {}
+        for scope in view.scopes:
+            mine = [t for t in tasks if t.scope == scope]
+            days = sorted({t.day for t in mine if self._is_recent(t) and t.day is not None}, reverse=True)
+            self.recent[scope] = [(day, _Run(t for t in mine if self._is_recent(t) and t.day == day)) for day in days]
+            self.older[scope] = _Run(t for t in mine if not self._is_recent(t))
         ordered = sorted(view.groups, key=lambda g: (g.members[0].key, g.scope, g.name))
         self.group_rank = {(g.scope, g.name): rank for rank, g in enumerate(ordered)}
+        first_task: dict[tuple[str, str], int] = {}
+        for task in reversed(tasks):
+            first_task[(task.scope, task.group)] = task.rank
+        self.first_task = first_task  # the rank of each group's most important task: a plan keeping it covers the group
         self.texts: dict[str, str] = {}  # item id -> its line, for the items a written plan keeps
 
     def _is_recent(self, task: _Entry) -> bool:
         return self.cutoff is not None and task.day is not None and task.day >= self.cutoff
 
     def _lines(self, plan: _SummaryPlan) -> list[Line]:
-        def kept(entries: Iterable[_Entry], scope: str) -> list[Line]:
-            return [e for e in entries if e.scope == scope and 0 <= e.rank < plan.kept]
-
         lines: list[Line] = ["v1", "", "## User Profile", ""]
         profile = _clean_profile(self.view.model.user_profile, plan.profile_words)
         lines += [profile or NO_PROFILE]
         # Only user-wide memory is general: every project's memory sits in that project's block below.
-        lines += self._bullets("User preferences", kept(self.prefs, GLOBAL_SCOPE), "No preferences recorded yet.")
-        lines += self._bullets("General Tips", kept(self.tips, GLOBAL_SCOPE), "No general tips yet.")
+        lines += self._bullets("User preferences", self.general_prefs.kept(plan), "No preferences recorded yet.")
+        lines += self._bullets("General Tips", self.general_tips.kept(plan), "No general tips yet.")
         lines += ["", "## What's in Memory"]
         lines += self._whats_in_memory(plan)
         return lines
 
     @staticmethod
-    def _bullets(heading: str, bullets: list[Line], empty: str) -> list[Line]:
-        return ["", f"## {heading}", "", *(bullets or [empty])]
+    def _bullets(heading: str, bullets: _Kept, empty: str) -> list[Line]:
+        return ["", f"## {heading}", "", bullets if bullets.end else empty]
 
     def _whats_in_memory(self, plan: _SummaryPlan) -> list[Line]:
-        kept_tasks = [t for t in self.tasks if 0 <= t.rank < plan.kept]
-        covered = {(t.scope, t.group) for t in kept_tasks}
         fallbacks = [
             g
             for g in self.view.groups
-            if (g.scope, g.name) not in covered and self.group_rank[(g.scope, g.name)] < plan.groups
+            if self.first_task.get((g.scope, g.name), plan.kept) >= plan.kept and self.group_rank[(g.scope, g.name)] < plan.groups
         ]
-        by_scope: dict[str, list[_Entry]] = {}
-        for task in kept_tasks:
-            by_scope.setdefault(task.scope, []).append(task)
         lines: list[Line] = []
         for scope in self.view.scopes:
-            recent = [t for t in by_scope.get(scope, []) if self._is_recent(t)]
-            local = [] if scope == GLOBAL_SCOPE else self._project_bullets(scope, plan)
+            recent = [(day, kept) for day, run in self.recent[scope] if (kept := run.kept(plan)).end]
+            local = [kept for run in self.local.get(scope, ()) if (kept := run.kept(plan)).end]
             if not (recent or local):
                 continue
             lines += ["", f"### {_label(self.view.model, scope)}"]
             if local:
                 lines += ["", self._applies_to(scope), "", *local]
-            days = sorted({t.day for t in recent if t.day is not None}, reverse=True)
-            for day in days:
-                lines += ["", f"#### {day.isoformat()}", ""]
-                lines += [t for t in recent if t.day == day]
+            for day, kept in recent:
+                lines += ["", f"#### {day.isoformat()}", "", kept]
         older_lines: list[Line] = []
         for scope in self.view.scopes:
-            older: list[Line] = [t for t in by_scope.get(scope, []) if not self._is_recent(t)]
+            topics = self.older[scope].kept(plan)
+            older: list[Line] = [topics] if topics.end else []
             older += [_fallback_line(g) for g in fallbacks if g.scope == scope]
             if older:
                 older_lines += ["", f"#### {_label(self.view.model, scope)}", "", *older]
         if older_lines:
             lines += ["", f"### {OLDER_TOPICS}", *older_lines]
         return lines or ["", "No memory topics yet."]
-
-    def _project_bullets(self, scope: str, plan: _SummaryPlan) -> list[Line]:
-        """A project's own preferences and tips, for its block (never under the general headings)."""
-        return [e for e in (*self.prefs, *self.tips) if e.scope == scope and 0 <= e.rank < plan.kept]
 
     def _applies_to(self, scope: str) -> str:
         """Codex's ``applies_to`` line for a project's block: its working folders and when to reuse it."""
@@ -663,7 +693,7 @@ class _SummaryRenderer:
             if isinstance(line, str) and piece and not _starts_piece(line):
                 piece += line + "\n"  # this line cannot start a piece: it joins the one before
                 continue
-            if isinstance(line, str) and not piece and not _starts_piece(line) and line:
+            if isinstance(line, str) and not piece and not _starts_piece(line):
                 return self.count(self.render(plan))  # after an item's line (no line here starts so)
             if blanks_after_item:
                 total += self.count("]" + "\n" * (blanks_after_item + 1)) - self.count("]\n")
@@ -671,8 +701,7 @@ class _SummaryRenderer:
             if piece:
                 total += self.count(piece)
                 piece = ""
-            if isinstance(line, _Entry):
-                assert line.tokens is not None
+            if isinstance(line, _Kept):
                 total += line.tokens
             elif line is not None:
                 piece = line + "\n"
@@ -684,7 +713,10 @@ class _SummaryRenderer:
         for item in self.view.rows(missing):
             suffix = _scope_suffix_text(self.view.model, item.scope)
             self.texts[str(item.item_id)] = _summary_bullet(item, suffix, self.view.skill_names.get(item.item_id))
-        return "\n".join(self.texts[line.item_id] if isinstance(line, _Entry) else line for line in self._lines(plan)) + "\n"
+        out: list[str] = []
+        for line in self._lines(plan):
+            out += [self.texts[e.item_id] for e in line.run.entries[: line.end]] if isinstance(line, _Kept) else [line]
+        return "\n".join(out) + "\n"
 
     def fit(self, budget: int) -> str:
         """The fullest summary within ``budget`` tokens, dropping the least important bullets."""
