@@ -471,14 +471,17 @@ class ViewReads:
             items = tuple(self._folder_rows(sql, project))
         return self._folder_without_items(project, items)
 
-    def streamed_folder_model(self, project: str | None = None) -> FolderModel:
-        """The folder's model with its items read as the render goes (``folder_items``, ``items_by_ids``), never all held."""
-        return replace(self._folder_without_items(project, ()), source=_FolderItems(self, project))
+    def streamed_folder_model(self, project: str | None = None, kind: str | None = None) -> FolderModel:
+        """The folder's model with its items read as the render goes (``folder_items``, ``items_by_ids``), never all held.
 
-    def folder_items(self, project: str | None = None) -> Iterator[ItemRow]:
-        """The folder's active items (of ``project`` and global ones, when given), one by one from the cursor."""
+        ``kind`` keeps only the items of that kind (the skills alone render from the skills alone).
+        """
+        return replace(self._folder_without_items(project, ()), source=_FolderItems(self, project, kind))
+
+    def folder_items(self, project: str | None = None, kind: str | None = None) -> Iterator[ItemRow]:
+        """The folder's active items (of ``project`` and global ones, when given; of ``kind``), one by one from the cursor."""
         with self.view.reading() as sql:
-            yield from self._folder_rows(sql, project)
+            yield from self._folder_rows(sql, project, kind)
 
     def items_by_ids(self, ids: Sequence[str]) -> list[ItemRow]:
         """The items with these ids, in that order (an id with no item is left out)."""
@@ -491,8 +494,10 @@ class ViewReads:
         return [found[i] for i in ids if i in found]
 
     @staticmethod
-    def _folder_rows(sql: Sql, project: str | None) -> Iterator[ItemRow]:
+    def _folder_rows(sql: Sql, project: str | None, kind: str | None = None) -> Iterator[ItemRow]:
         cond, params = scope_filter(project, "i.scope")
+        if kind is not None:
+            cond, params = f"{cond} AND i.kind = ?", [*params, kind]
         return (item_row(r) for r in sql.each(f"{_WITH_USAGE} WHERE i.status = 'active' AND {cond} ORDER BY i.id", params))
 
     def _folder_without_items(self, project: str | None, items: tuple[ItemRow, ...]) -> FolderModel:
@@ -554,11 +559,11 @@ class ViewReads:
 class _FolderItems:
     """The folder's items in the views, as the renderer's ItemSource (``projections.folder_model``)."""
 
-    def __init__(self, reads: ViewReads, project: str | None) -> None:
-        self.reads, self.project = reads, project
+    def __init__(self, reads: ViewReads, project: str | None, kind: str | None = None) -> None:
+        self.reads, self.project, self.kind = reads, project, kind
 
     def each(self) -> Iterator[ItemRow]:
-        return self.reads.folder_items(self.project)
+        return self.reads.folder_items(self.project, self.kind)
 
     def by_ids(self, ids: Sequence[str]) -> list[ItemRow]:
         return self.reads.items_by_ids(ids)

@@ -42,4 +42,5 @@ def folder_skills(
 
     ``scopes`` keeps only the skills of those scopes (a project's own: ``{project}``).
     """
-    return render_skills(without_forgotten(reads.streamed_folder_model(project), matcher), scopes)
+    # a skill's file, name and folder depend on the skills and the sessions alone: the other items are not read
+    return render_skills(without_forgotten(reads.streamed_folder_model(project, kind="skill"), matcher), scopes)

@@ -26,6 +26,7 @@ from mnemolog.domain.services.forget import forget_value
 from mnemolog.domain.skill import Skill, SkillStep
 from mnemolog.projections.folder_model import without_forgotten
 from mnemolog.projections.markdown_folder import render_folder, summary_line
+from mnemolog.projections.rendered_folder import folder_skills
 from support.memory import extracted_session
 from support.stores import FixedClock, StoreFactory
 
@@ -107,6 +108,8 @@ def test_the_streamed_folder_is_byte_identical_to_the_whole_model_rendered(store
     assert "see MEMORY.md" in summary or count_tokens(summary) > 2000  # the budget cut it
     assert count_tokens(summary) <= 2500
     assert any(path.startswith("skills/build-and-test") for path in whole)
+    skills = folder_skills(store.reads(), store.matcher(), project)  # read from the skills alone
+    assert {f"skills/{name}/SKILL.md": text for name, text in skills.items()} == {p: t for p, t in whole.items() if p.startswith("skills/")}
     assert "module 17:" not in "".join(whole.values())
 
 
