@@ -130,3 +130,20 @@ def test_folder_is_byte_identical_to_the_recorded_render(case: str) -> None:
     assert _digests(files) == recorded
     skills = render_skills(varied_model(CASES[case][0], project=CASES[case][1]))
     assert {f"skills/{name}/SKILL.md": text for name, text in skills.items()} == {p: t for p, t in files.items() if p.startswith("skills/")}
+
+
+@pytest.mark.parametrize("profile", ["", "/home/ada works here.\n  - indented", "ends with punctuation?!", "x" * 50 + "\n\n\n/ / /"])
+def test_a_plans_summed_tokens_are_its_texts_tokens(profile: str) -> None:
+    """What the fit relies on: o200k counts a summary as the sum of its lines' pieces (every kind of plan)."""
+    from dataclasses import replace
+
+    from mnemolog.projections import markdown_folder as folder
+
+    model = replace(varied_model(300), user_profile=profile)
+    view = folder._view(model, folder._Counter(count_tokens))
+    renderer = folder._SummaryRenderer(view, folder._Counter(count_tokens))
+    ranked, groups = len(renderer.ranked), len(renderer.group_rank)
+    plans = [(n, groups, 350) for n in range(0, ranked + 1, 17)] + [(0, g, 350) for g in range(groups + 1)] + [(0, 0, w) for w in (0, 1, 7)]
+    for kept, shown_groups, profile_words in plans:
+        plan = folder._SummaryPlan(kept, shown_groups, profile_words)
+        assert renderer.tokens(plan) == count_tokens(renderer.render(plan)), plan
