@@ -274,32 +274,35 @@ def _item(rows: ViewRows, e: Any) -> None:
     rows.update("items", iid, values)
 
 
-def context_line_tokens(count_tokens: Callable[[str], int]) -> Callable[[dict[str, Any]], int]:
-    """The tokens of an active item row's context line, so context never runs a tokenizer (see domain.services.read).
+def context_line_tokens(count_tokens: Callable[[str], int]) -> Callable[[dict[str, Any]], dict[str, int]]:
+    """The tokens of the lines readers count for an active item row, so neither context nor a render runs a tokenizer:
+    its context line (see domain.services.read) and its memory_summary.md line (``markdown_folder.summary_line``).
 
-    ``ViewRows`` counts it at the flush for every item a batch changed (its text, trust or use count).
-    The line is made from an ``ItemRow`` holding only what a context line shows (``item_row``
-    parses every column: times, evidence, spans; a rebuild counts every active item's line).
+    ``ViewRows`` counts them at the flush for every item a batch changed (its text, trust or use count).
+    The lines are made from an ``ItemRow`` holding only what they show (``item_row`` parses
+    every column: times, evidence, spans; a rebuild counts every active item's lines).
     """
     from mnemolog.domain.reads import ItemRow
     from mnemolog.domain.services.read import context_line
+    from mnemolog.projections.markdown_folder import summary_line
+    from mnemolog.projections.reads import json_list
 
-    def tokens(row: dict[str, Any]) -> int:
+    def tokens(row: dict[str, Any]) -> dict[str, int]:
         shown = ItemRow(
             item_id=UUID(row["id"]),
             kind=row["kind"],
             scope=row["scope"],
-            task_group="",
+            task_group=row["task_group"] or "",
             title=row["title"] or "",
             text=row["text"] or "",
-            keywords=(),
+            keywords=tuple(json_list(row["keywords"])),
             evidence=(),
             trust=row["trust"],
             use_count=int(row["use_count"] or 0),
             pinned=bool(row["pinned"] or 0),
             skill=_row_skill(row),
         )
-        return count_tokens(context_line(shown) + "\n")
+        return {"context_tokens": count_tokens(context_line(shown) + "\n"), "summary_tokens": count_tokens(summary_line(shown) + "\n")}
 
     return tokens
 

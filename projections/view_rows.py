@@ -25,6 +25,7 @@ from mnemolog.projections.sql import Sql
 # and the per-scope counts, which only the flush changes.
 _PER_ITEM = ("item_evidence", "search_rows", "context_counts")
 UNLISTED_RANK = 3  # the context_rank of a rejected item: context lists only items ranked below it
+_UNCOUNTED = {"context_tokens": None, "summary_tokens": None}  # the counts of an item no reader lists
 
 
 def _listed_in(row: dict[str, Any] | None) -> str | None:
@@ -67,12 +68,12 @@ def _upsert(name: str) -> str:
 class ViewRows:
     """The working set of one batch: rows by table and key, the items' evidence and search rows.
 
-    ``count_tokens`` (when the view has one) counts each changed active item's
-    context line at the flush, from the item's final row.
+    ``line_tokens`` (when the view has a counter) counts each changed active
+    item's context and summary lines at the flush, from the item's final row.
     """
 
     def __init__(
-        self, sql: Sql, line_tokens: Callable[[dict[str, Any]], int] | None = None
+        self, sql: Sql, line_tokens: Callable[[dict[str, Any]], dict[str, int]] | None = None
     ) -> None:
         self.sql = sql
         self._line_tokens = line_tokens
@@ -146,9 +147,7 @@ class ViewRows:
             for key in self._dirty["items"]:
                 row = items[key]
                 if row is not None:
-                    row["context_tokens"] = (
-                        self._line_tokens(row) if row["status"] == "active" else None
-                    )
+                    row.update(self._line_tokens(row) if row["status"] == "active" else _UNCOUNTED)
         self._flush_counts()
         for name, dirty in self._dirty.items():
             if dirty:
