@@ -6,14 +6,13 @@ fitted from per-line counts (commit e1b830f), for varied models: skills,
 four scopes, forty task groups, tasks over sixty days, sessions, a profile;
 summaries cut by the real o200k tokenizer and by word counts, at several
 budgets, for the shared folder and for one project. Regenerate only for an
-intended format change: ``UPDATE_RECORDED=1 pytest tests/unit/test_folder_recorded.py``.
+intended format change: ``.venv/bin/python tests/unit/test_folder_recorded.py``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import random
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -117,9 +116,8 @@ def _render(case: str) -> dict[str, str]:
     return render_folder(varied_model(n, project=project), counter, budget)
 
 
-def test_record() -> None:
-    if not os.environ.get("UPDATE_RECORDED"):
-        pytest.skip("only with UPDATE_RECORDED=1")
+def record() -> None:
+    """Write the digests of today's renders (an intended format change only)."""
     RECORDED.write_text(json.dumps({case: _digests(_render(case)) for case in CASES}, indent=1, sort_keys=True) + "\n")
 
 
@@ -147,3 +145,7 @@ def test_a_plans_summed_tokens_are_its_texts_tokens(profile: str) -> None:
     for kept, shown_groups, profile_words in plans:
         plan = folder._SummaryPlan(kept, shown_groups, profile_words)
         assert renderer.tokens(plan) == count_tokens(renderer.render(plan)), plan
+
+
+if __name__ == "__main__":
+    record()
