@@ -88,6 +88,7 @@ class DecodedLines:
     line_count: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
     numbers: list[int] = field(default_factory=list)  # the line number of each record
+    texts: list[str] = field(default_factory=list)  # the JSON text of each record (to find an item's line)
     problems: list[tuple[int, str]] = field(default_factory=list)  # (line number, reason)
 
     def skip(self, reason: str, line: int = 0) -> None:
@@ -397,8 +398,8 @@ def _nesting(value: Any, limit: int) -> bool:
     return True
 
 
-def _decode_line(raw: bytes, limits: ReadLimits) -> dict[str, Any] | str:
-    """One line's object, or the reason it is skipped."""
+def _decode_line(raw: bytes, limits: ReadLimits) -> tuple[dict[str, Any], str] | str:
+    """One line's object and its text, or the reason it is skipped."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -416,8 +417,8 @@ def _decode_line(raw: bytes, limits: ReadLimits) -> dict[str, Any] | str:
         return "nested too deep"
     if _RISKY_ESCAPE.search(raw):
         cleaned: dict[str, Any] = _clean_strings(value)
-        return cleaned
-    return value
+        return cleaned, text
+    return value, text
 
 
 def _decode_into(lines: DecodedLines, stream: IO[bytes], limits: ReadLimits) -> None:
@@ -437,7 +438,8 @@ def _decode_into(lines: DecodedLines, stream: IO[bytes], limits: ReadLimits) -> 
         if isinstance(value, str):
             lines.skip(value, number)
             continue
-        lines.records.append(value)
+        lines.records.append(value[0])
+        lines.texts.append(value[1])
         lines.numbers.append(number)
 
 
@@ -541,7 +543,7 @@ def read_session(
         reader = read_claude_records
     else:
         raise SessionReadError(shown_path, "not a Codex or Claude Code session file")
-    transcript = with_lines(_read_guarded(reader, lines, shown_path), lines.records, lines.numbers)  # evidence spans cite lines
+    transcript = with_lines(_read_guarded(reader, lines, shown_path), lines.records, lines.numbers, lines.texts)  # evidence spans cite lines
     notes = [f"{shown_path}:{line}: {reason} (line skipped)" for line, reason in sorted(lines.problems)]
     if len(notes) > MAX_WARNINGS:
         notes = [*notes[:MAX_WARNINGS], f"{shown_path}: {len(notes) - MAX_WARNINGS} more lines skipped"]

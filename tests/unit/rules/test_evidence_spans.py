@@ -70,3 +70,32 @@ def test_each_item_gets_the_file_line_of_the_record_it_came_from() -> None:
     )
     placed = with_lines(transcript, records, [1, 3, 4, 6])  # blank lines in the file shift the numbers
     assert [i.line for i in placed.items] == [3, 4, 6, None]
+
+
+def test_the_lines_json_text_finds_the_same_record_whatever_escapes_its_writer_used() -> None:
+    """Found from each record's JSON text as read, as from its objects: escaped characters, JSON in strings, keys."""
+    texts = ["café au lait", 'say "hi"\tnow', "src/app.py: 3 errors", "déjà vu in a/b", "key_name_here"]
+    records = [
+        {"message": texts[0]},
+        {"message": texts[1]},
+        {"output": json.dumps({"output": texts[2]})},
+        {"message": "x", "inner": json.dumps({"deep": texts[3]})},
+        {"key_name_here": "not a value"},  # a probe in a key only is not held
+        {"message": texts[4]},
+    ]
+    transcript = Transcript(
+        meta=SessionMeta(source="codex", native_id="t", path="/p"),
+        items=tuple(TranscriptItem(kind=ItemKind.USER, text=t) for t in texts),
+    )
+    numbers = list(range(1, len(records) + 1))
+    expected = [i.line for i in with_lines(transcript, records, numbers).items]
+    assert expected == [1, 2, 3, 4, 6]  # the objects alone decide (the reference)
+    for writer in (
+        lambda r: json.dumps(r),
+        lambda r: json.dumps(r, ensure_ascii=False),
+        lambda r: json.dumps(r).replace("/", "\\/"),
+        lambda r: json.dumps(r, ensure_ascii=False, separators=(",", ":")),
+    ):
+        lines = [writer(r) for r in records]
+        assert [json.loads(line) for line in lines] == records
+        assert [i.line for i in with_lines(transcript, records, numbers, lines).items] == expected
