@@ -22,6 +22,7 @@ import re
 import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import IO, Any
 
@@ -76,8 +77,14 @@ class SessionFile:
     """A discovered session file, its guessed source agent, and a per-file error if any."""
 
     path: Path
-    source: str  # "codex" | "claude-code" | "unknown"
+    located: str | None  # the source its location tells ("codex" | "claude-code" | "unknown"), None: its content will
     error: str | None = None
+
+    @cached_property
+    def source(self) -> str:
+        """``"codex"``, ``"claude-code"`` or ``"unknown"``: from the location, else from the first lines
+        (read only when asked: ingest detects the format from the content it reads anyway)."""
+        return self.located if self.located is not None else _source_from_content(self.path)
 
 
 @dataclass
@@ -212,21 +219,10 @@ def _describe(path: Path) -> SessionFile:
         info = os.stat(path)
     except (OSError, ValueError) as exc:
         reason = _os_error_reason(exc) if isinstance(exc, OSError) else "invalid file name"
-        return SessionFile(
-            path=path,
-            source=_source_from_location(path) or UNKNOWN,
-            error=reason,
-        )
+        return SessionFile(path, _source_from_location(path) or UNKNOWN, reason)
     if not stat.S_ISREG(info.st_mode):
-        return SessionFile(
-            path=path,
-            source=_source_from_location(path) or UNKNOWN,
-            error=_not_regular(info.st_mode),
-        )
-    source = _source_from_location(path)
-    if source is None:
-        source = _source_from_content(path)
-    return SessionFile(path=path, source=source)
+        return SessionFile(path, _source_from_location(path) or UNKNOWN, _not_regular(info.st_mode))
+    return SessionFile(path, _source_from_location(path))
 
 
 def _source_from_location(path: Path) -> str | None:
