@@ -323,6 +323,11 @@ class _Rules:
         self.extra = add([pattern for pattern, _ in _EXTRA_RULES])
         self.library = add([pattern for pattern, _ in _library_rules()])
         self.keywords = frozenset((self.named_value, *self.codex_keywords, *self.library_keywords))
+        # The token rules matched anywhere, by number: (pattern, secret group, shortest secret kept).
+        self.anywhere: dict[int, tuple[re.Pattern[str], int | None, int]] = {
+            **{n: (p, g, 1) for n, (p, g) in zip(self.extra, _EXTRA_RULES, strict=True)},
+            **{n: (p, g, 6) for n, (p, g) in zip(self.library, _library_rules(), strict=True)},
+        }
         self.patterns = tuple(patterns)
         # The keyword rules' first-pass forms stop at the loop after the name (``token[\w.-]*``), so
         # they hold for every text naming a token; a second pass keeps those loops, for these rules
@@ -385,17 +390,14 @@ def _find_spans(text: str) -> list[Span]:
         spans.extend(match.span() for match in _PRIVATE_KEY_BLOCK.finditer(text))
     if rules.putty in may and "PuTTY-User-Key-File" in text:
         spans.extend(match.span() for match in _PUTTY_KEY.finditer(text))
-    for number, (pattern, group) in zip(rules.extra, _EXTRA_RULES, strict=True):
-        if number in may:
+    anywhere = rules.anywhere
+    for number in may:  # only the rules the prefilter named (the order is lost in _merge's sort)
+        rule = anywhere.get(number)
+        if rule is not None:
+            pattern, group, shortest = rule
             for match in pattern.finditer(text):
                 span = _secret_span(match, group)
-                if span:
-                    spans.append(span)
-    for number, (pattern, lib_group) in zip(rules.library, _library_rules(), strict=True):
-        if number in may:
-            for match in pattern.finditer(text):
-                span = _secret_span(match, lib_group)
-                if span and span[1] - span[0] >= 6:
+                if span and span[1] - span[0] >= shortest:
                     spans.append(span)
     near_names = rules.near_hint in may and not may.isdisjoint(rules.near_names)
     if near_names or (rules.keyword_hint in may and not may.isdisjoint(rules.keywords)):
