@@ -96,6 +96,7 @@ class DecodedLines:
     skipped: dict[str, int] = field(default_factory=dict)
     numbers: list[int] = field(default_factory=list)  # the line number of each record
     texts: list[str] = field(default_factory=list)  # the JSON text of each record (to find an item's line)
+    unstorable: bool = False  # a line escapes a surrogate or NUL (the only way a string decoded from it gets one)
     problems: list[tuple[int, str]] = field(default_factory=list)  # (line number, reason)
 
     def skip(self, reason: str, line: int = 0) -> None:
@@ -411,7 +412,7 @@ def _decode_line(raw: bytes, limits: ReadLimits) -> tuple[dict[str, Any], str] |
     # A line with no more brackets than the limit cannot nest deeper (brackets in strings only add).
     if raw.count(b"{") + raw.count(b"[") > limits.max_nesting and not _nesting(value, limits.max_nesting):
         return "nested too deep"
-    if _RISKY_ESCAPE.search(raw):
+    if b"\\u" in raw and _RISKY_ESCAPE.search(raw):
         cleaned: dict[str, Any] = _clean_strings(value)
         return cleaned, text
     return value, text
@@ -434,6 +435,8 @@ def _decode_into(lines: DecodedLines, stream: IO[bytes], limits: ReadLimits) -> 
         if isinstance(value, str):
             lines.skip(value, number)
             continue
+        if b"\\u" in raw and _RISKY_ESCAPE.search(raw):
+            lines.unstorable = True
         lines.records.append(value[0])
         lines.texts.append(value[1])
         lines.numbers.append(number)
@@ -548,7 +551,10 @@ def read_session(
         counted = ", ".join(f"{n} {r}" for r, n in sorted(by_reader.items()))
         notes.append(f"{shown_path}: {sum(by_reader.values())} lines skipped ({counted})")
     meta, field_notes = checked_meta(transcript.meta, shown_path)
-    return storable(transcript.model_copy(update={"meta": meta, "warnings": (*notes, *field_notes)}))
+    transcript = transcript.model_copy(update={"meta": meta, "warnings": (*notes, *field_notes)})
+    # Items hold only strings decoded from the lines (JSON inside strings too): with no escape of a
+    # surrogate or NUL at any depth they hold none. The metadata holds names from the path as well.
+    return storable(transcript, items=lines.unstorable)
 
 
 def _storable_fields(item: Any) -> Any:
@@ -560,9 +566,11 @@ def _storable_fields(item: Any) -> Any:
     return item.model_copy(update=update) if update else item
 
 
-def storable(transcript: Transcript) -> Transcript:
-    """``transcript`` with lone surrogates and NULs replaced in every text (readers decode JSON inside strings too)."""
-    items = [_storable_fields(item) for item in transcript.items]
+def storable(transcript: Transcript, items: bool = True) -> Transcript:
+    """``transcript`` with lone surrogates and NULs replaced in every text (readers decode JSON inside strings too).
+
+    ``items=False``: only the metadata's texts are looked at (the caller knows the items hold none).
+    """
     meta_update = {
         name: _UNSTORABLE.sub("\ufffd", value)
         for name, value in transcript.meta.model_dump().items()
@@ -570,7 +578,9 @@ def storable(transcript: Transcript) -> Transcript:
     }
     if meta_update:
         transcript = transcript.model_copy(update={"meta": transcript.meta.model_copy(update=meta_update)})
-    return transcript.model_copy(update={"items": tuple(items)})
+    if not items:
+        return transcript
+    return transcript.model_copy(update={"items": tuple(_storable_fields(item) for item in transcript.items)})
 
 
 def _read_guarded(reader: Reader, lines: DecodedLines, path: str) -> Transcript:
