@@ -46,6 +46,28 @@ def _collect_strings(value: Any, out: list[str], depth: int = 0) -> None:
             _collect_strings(v, out, depth)
 
 
+def _own_strings(value: Any) -> list[str]:
+    """Every string of a JSON value (``json.loads``'s dicts, lists and strs), JSON in them not parsed.
+
+    In no particular order (a probe holds no newline: it is in the joined strings only within one),
+    by a loop over a stack rather than a call per value.
+    """
+    out: list[str] = []
+    if type(value) is not dict and type(value) is not list:
+        _collect_strings(value, out, depth=2)
+        return out
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        for child in current.values() if type(current) is dict else current:
+            kind = type(child)
+            if kind is str:
+                out.append(child)
+            elif kind is dict or kind is list:
+                stack.append(child)
+    return out
+
+
 def _first_line(piece: str) -> str | None:
     for line in piece.split("\n"):
         line = line.strip()
@@ -127,13 +149,11 @@ def with_lines(
         # Probes hold no newline, so a probe is in the joined strings only within one of them: the
         # record's own strings are looked at first, and JSON inside them is parsed only when needed.
         if index not in outer:
-            found: list[str] = []
-            _collect_strings(records[index], found, depth=2)
-            outer[index] = "\n".join(found)
+            outer[index] = "\n".join(_own_strings(records[index]))
         if all(probe in outer[index] for probe in probes):
             return True
         if index not in whole:
-            found = []
+            found: list[str] = []
             _collect_strings(records[index], found)
             whole[index] = "\n".join(found)
         return all(probe in whole[index] for probe in probes)
