@@ -4,7 +4,9 @@ The digests in ``data/recorded_fixture_sessions.json`` were taken from the code
 before ingest was made faster (reading, line finding, redaction); a change in
 what a session records (an item's text, kind, tool, line, timestamp, a fact, a
 redaction, a warning) changes its digest. Only digests are kept: the session
-files themselves stay in ``../shared/fixtures``.
+files themselves stay in ``../shared/fixtures``. When a change of what is
+recorded is meant, write the file anew from ``recorded(store, folder)`` on a
+SQLite store with the test's ``FixedClock`` (and say why in the commit).
 """
 
 from __future__ import annotations
