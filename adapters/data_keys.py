@@ -406,11 +406,10 @@ class PostgresKeys(AesGcmKeys):
     def _add(self, subject: str, key_id: str, key: bytes) -> None:
         self._db().execute(f"INSERT INTO {KEY_TABLE} (key_id, subject, key) VALUES (%s, %s, %s)", (key_id, subject, key))
 
-    _ADD_ALL = f"INSERT INTO {KEY_TABLE} (subject, key_id, key) SELECT * FROM unnest(%s::text[], %s::text[], %s::bytea[])"
-
-    def insert_statement(self) -> str:
-        """The INSERT of (subjects, key ids, keys) arrays, for a recorder to run in the events' statement."""
-        return self._ADD_ALL
+    _ADD_ALL = (
+        f"INSERT INTO {KEY_TABLE} (subject, key_id, key) SELECT * FROM unnest(%s::text[], %s::text[], %s::bytea[]) "
+        "ON CONFLICT (key_id) DO NOTHING"
+    )
 
     def ensure_table(self) -> None:
         """The key table exists (made on first use)."""
