@@ -94,7 +94,7 @@ class BatchPostgresApplicationRecorder(PostgresApplicationRecorder):
             return []
         if not self._function_ready:
             self._ensure_function()
-        keys = self.data_keys.unsaved_keys(dict.fromkeys(e.originator_id for e in stored_events)) if self.data_keys is not None else []
+        keys = self.data_keys.unsaved_keys(e.originator_id for e in stored_events) if self.data_keys is not None else []
         params = (
             [k[0] for k in keys],
             [k[1] for k in keys],
