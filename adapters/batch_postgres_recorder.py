@@ -71,10 +71,10 @@ class BatchPostgresApplicationRecorder(PostgresApplicationRecorder):
 
     def _ensure_function(self) -> None:
         """Make ``mnemolog_append_v1`` in this database unless it is there (one process at a time)."""
-        if self.data_keys is not None:
-            self.data_keys.ensure_table()  # the function inserts into it
         with self.datastore.get_connection() as conn, conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (FUNCTION_LOCK,))
+            if self.data_keys is not None:
+                self.data_keys.ensure_table()  # the function inserts into it (made under the lock: one process at a time)
             found = conn.execute(
                 "SELECT 1 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE p.proname = %s AND n.nspname = %s",
                 (FUNCTION, self.datastore.schema),
