@@ -30,7 +30,7 @@ import shutil
 import socket
 import stat
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path, PurePosixPath
 
 from mnemolog.domain import fault_points
@@ -93,8 +93,8 @@ def _open_dir(path: str | Path, dir_fd: int | None = None) -> Iterator[int]:
         os.close(fd)
 
 
-def _write_file(root_fd: int, parts: tuple[str, ...], text: str) -> None:
-    """Create ``parts`` under ``root_fd``, walking directory fds without following links."""
+def _write_file(root_fd: int, parts: tuple[str, ...], text: str | Iterable[str]) -> None:
+    """Create ``parts`` under ``root_fd``, walking directory fds without following links; ``text`` whole or in pieces."""
     fds: list[int] = []
     try:
         current = root_fd
@@ -105,7 +105,8 @@ def _write_file(root_fd: int, parts: tuple[str, ...], text: str) -> None:
             fds.append(current)
         fd = os.open(parts[-1], _FILE_FLAGS, 0o644, dir_fd=current)
         with os.fdopen(fd, "wb") as handle:
-            handle.write(text.encode("utf-8"))
+            for piece in (text,) if isinstance(text, str) else text:
+                handle.write(piece.encode("utf-8"))
             handle.flush()
             os.fsync(handle.fileno())
         os.fsync(current)
@@ -119,8 +120,10 @@ def _fsync_dir(path: Path) -> None:
         os.fsync(fd)
 
 
-def write_folder(files: Mapping[str, str], out_dir: Path) -> None:
-    """Write ``files`` (relative path -> text) as the folder ``out_dir``, swapped in whole.
+def write_folder(files: Mapping[str, str | Iterable[str]], out_dir: Path) -> None:
+    """Write ``files`` (relative path -> text, or its pieces in turn) as the folder ``out_dir``, swapped in whole.
+
+    A file given as pieces (a generator) is written as they come, never held whole.
 
     Raises FolderWriteError if ``out_dir`` or a folder we create into is a
     symlink, if ``out_dir`` exists but is not a directory, or if a path in

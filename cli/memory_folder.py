@@ -16,20 +16,23 @@ if TYPE_CHECKING:
     from mnemolog.adapters.bootstrap import Store
 
 
-def write_memory_folder(store: Store, out: Path, project: str | None = None) -> dict[str, str]:
-    """Render the folder for ``project`` (None: every project) and swap it into ``out``; its files."""
+def write_memory_folder(store: Store, out: Path, project: str | None = None) -> list[str]:
+    """Render the folder for ``project`` (None: every project) and swap it into ``out``; its files' paths.
+
+    The files are written as they are rendered (``MEMORY.md`` group by group), never held whole.
+    """
     from mnemolog.adapters.folder_writer import FolderWriteError, write_folder
     from mnemolog.cli.read_path import tokenizer
-    from mnemolog.projections.rendered_folder import folder_files
+    from mnemolog.projections.rendered_folder import folder_pieces
 
-    # memory_summary.md is fitted to its budget by counting candidate texts: counts remembered in the
-    # home folder spare a re-render of unchanged memory the tokenizer (134 MiB resident once loaded)
-    files = folder_files(store.reads(), store.matcher(), tokenizer(store).count, project)
+    # memory_summary.md is fitted from the item lines' counts the views stored; its other lines' counts
+    # are remembered in the home folder, so a re-render loads no tokenizer (~70 MiB resident once loaded)
+    files = folder_pieces(store.reads(), store.matcher(), tokenizer(store).count, project)
     try:
         write_folder(files, out)
     except FolderWriteError as error:
         raise UserError(str(error)) from error
-    return files
+    return list(files)
 
 
 def follow_skills(store: Store) -> None:

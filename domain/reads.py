@@ -54,6 +54,8 @@ class ItemRow:
     # The tokens of the item's context line, counted once when it was projected (None: not counted).
     context_tokens: int | None = None
     skill: Skill | None = None  # kind "skill": its name, steps and what it relies on (the text is its description)
+    # The tokens of the item's memory_summary.md line, counted when it was projected (None: not counted).
+    summary_tokens: int | None = None
 
 
 # The encoding the views count context lines in (a reader counting in another one counts itself).

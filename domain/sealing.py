@@ -31,6 +31,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from pydantic import BaseModel
+from pydantic_core import from_json
 
 ERASED = "[erased]"  # what a sealed text reads as once its key is destroyed
 SEALED_KEY = "_sealed"  # where a stored state keeps its sealed strings
@@ -154,15 +155,15 @@ def _erase(value: Any, parts: tuple[str, ...], at: int, texts: list[str]) -> Any
     raise _Unknown(type(value).__name__)
 
 
-_PLANS: dict[type, tuple[tuple[str, tuple[str, ...]], ...]] = {}
+_SEAL_PLANS: dict[type, tuple[tuple[str, tuple[str, ...]], ...]] = {}
 
 
 def _plan(cls: type[BaseModel], paths: Sequence[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """The paths of a model class as (field, full parts), fields it lacks left out (their JSON has no such key)."""
-    plan = _PLANS.get(cls)
+    plan = _SEAL_PLANS.get(cls)
     if plan is None:
         fields = cls.model_fields
-        plan = _PLANS[cls] = tuple((parts[0], parts) for parts in (tuple(p.split(".")) for p in paths) if parts[0] in fields)
+        plan = _SEAL_PLANS[cls] = tuple((parts[0], parts) for parts in (tuple(p.split(".")) for p in paths) if parts[0] in fields)
     return plan
 
 
@@ -224,10 +225,39 @@ def open_state(
     plain = decrypt(sealed)
     if plain is None:
         return state  # the key was destroyed: every sealed string reads ERASED
-    texts = json.loads(plain)
-    for (container, key), text in zip(slots(state, paths), texts, strict=False):
+    texts = from_json(plain)
+    for (container, key), text in zip(_opened_slots(state, paths), texts, strict=False):
         container[key] = text
     return state
+
+
+_PLANS: dict[tuple[str, ...], tuple[tuple[str, tuple[str, ...]], ...]] = {}
+
+
+def _opened_slots(state: dict[str, Any], paths: Sequence[str]) -> list[tuple[Any, Any]]:
+    """``slots(state, paths)``, the same pairs in the same order, for opening.
+
+    A rebuild opens every sealed event, and most sealed paths name a field that
+    is absent or empty in most events (no skill, no spans): a field's value is
+    looked at once, and only a non-empty one is walked.
+    """
+    key = tuple(paths)
+    plan = _PLANS.get(key)
+    if plan is None:
+        plan = _PLANS[key] = tuple((parts[0], parts[1:]) for parts in (tuple(p.split(".")) for p in paths))
+    out: list[tuple[Any, Any]] = []
+    for head, rest in plan:
+        if head == "*" or head not in state:  # a state is a dict: "*" reaches nothing in it
+            continue
+        value = state[head]
+        if not value:
+            continue  # None, "", [] or {}: no non-empty string below
+        if not rest:
+            if isinstance(value, str):
+                out.append((state, head))
+        else:
+            _slots(value, rest, out)
+    return out
 
 
 def sealed_paths(event_class: type) -> tuple[str, ...]:

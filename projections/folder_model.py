@@ -6,8 +6,10 @@ store and a rebuilt one render byte-identical folders.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from typing import Protocol
 
 from mnemolog.domain.holes import has_hole, without_holes
 from mnemolog.domain.reads import ItemRow
@@ -32,15 +34,63 @@ class FolderSession:
     raw_memory: str
 
 
+class ItemSource(Protocol):
+    """Where a render reads its items: once for the folder's layout, then again by id where their texts are written."""
+
+    def each(self) -> Iterator[ItemRow]:
+        """Every item, in any order."""
+
+    def by_ids(self, ids: Sequence[str]) -> list[ItemRow]:
+        """The items with these ids (as strings), in that order (ids ``each`` gave)."""
+
+
+class HeldItems:
+    """Items held in memory as an ItemSource."""
+
+    def __init__(self, items: Sequence[ItemRow]) -> None:
+        self.items = items
+        self._by_id: dict[str, ItemRow] | None = None
+
+    def each(self) -> Iterator[ItemRow]:
+        return iter(self.items)
+
+    def by_ids(self, ids: Sequence[str]) -> list[ItemRow]:
+        if self._by_id is None:
+            self._by_id = {str(item.item_id): item for item in self.items}
+        return [self._by_id[i] for i in ids]
+
+
+class _Unwithheld:
+    """An ItemSource less the items a tombstone withholds from the folder's reader."""
+
+    def __init__(self, source: ItemSource, matcher: TombstoneMatcher, reader: str | None) -> None:
+        self.source, self.matcher, self.reader = source, matcher, reader
+
+    def each(self) -> Iterator[ItemRow]:
+        return (item for item in self.source.each() if not self.matcher.withholds(item, self.reader))
+
+    def by_ids(self, ids: Sequence[str]) -> list[ItemRow]:
+        return self.source.by_ids(ids)
+
+
 @dataclass(frozen=True)
 class FolderModel:
-    """Everything one render needs. ``project`` limits it to one scope plus global."""
+    """Everything one render needs. ``project`` limits it to one scope plus global.
+
+    A store's folder reads its items from ``source`` as it renders (``items``
+    then stays empty), so a render never holds every item at once.
+    """
 
     items: tuple[ItemRow, ...]  # active items
     sessions: tuple[FolderSession, ...]
     user_profile: str = ""
     project: str | None = None
     scope_labels: dict[str, str] = field(default_factory=dict)  # scope key -> readable name
+    source: ItemSource | None = None  # the active items, read on demand (instead of ``items``)
+
+    def item_source(self) -> ItemSource:
+        """Where the render reads the items."""
+        return self.source if self.source is not None else HeldItems(self.items)
 
 
 def without_forgotten(model: FolderModel, matcher: TombstoneMatcher) -> FolderModel:
@@ -53,6 +103,7 @@ def without_forgotten(model: FolderModel, matcher: TombstoneMatcher) -> FolderMo
     """
     reader = model.project
     items = tuple(i for i in model.items if not matcher.withholds(i, reader))
+    source = _Unwithheld(model.source, matcher, reader) if model.source is not None else None
 
     def slug(text: str | None) -> str | None:
         cut = matcher.scrub(text, reader)[0] if text else text
@@ -68,4 +119,4 @@ def without_forgotten(model: FolderModel, matcher: TombstoneMatcher) -> FolderMo
         for s in model.sessions
     )
     profile = matcher.scrub(model.user_profile, EVERY_PROJECT)[0]  # the profile is read in every project
-    return replace(model, items=items, sessions=sessions, user_profile=profile)
+    return replace(model, items=items, sessions=sessions, user_profile=profile, source=source)

@@ -14,15 +14,17 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_left
 from collections import Counter
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
+from itertools import accumulate
 from uuid import UUID
 
 from mnemolog.domain.reads import ItemRow
 from mnemolog.projections.codex_layout import rfc3339_utc, rollout_summary_stem
-from mnemolog.projections.folder_model import FolderModel, FolderSession
+from mnemolog.projections.folder_model import FolderModel, FolderSession, ItemSource
 
 GLOBAL_SCOPE = "global"
 SUMMARY_TOKEN_BUDGET = 2500
@@ -45,6 +47,7 @@ NO_PROFILE = "No user profile yet: nothing about the user has been consolidated.
 
 _TRUST_RANK = {"accepted": 0, "proposed": 1, "doubted": 2}
 _TIP_KINDS = ("knowledge", "failure", "skill")
+_SUMMARY_KINDS = frozenset(("preference", "task", *_TIP_KINDS))  # what memory_summary.md may list
 _MEMORY_SECTIONS = (
     ("User preferences", ("preference",)),
     ("Reusable knowledge", ("knowledge",)),
@@ -150,15 +153,49 @@ def _one_line(value: str) -> str:
 # ---------------------------------------------------------------- the view
 
 
+@dataclass(slots=True)
+class _Entry:
+    """A shown item as the folder's layout needs it; its texts are read again only where they are written."""
+
+    key: tuple[bool, int, int, float, str]  # item_order_key (its last part is the item id)
+    kind: str
+    scope: str
+    group: str  # _group_name
+    tokens: int | None = None  # its memory_summary.md line's tokens (kinds the summary lists)
+    day: date | None = None  # a task's day of work
+    rank: int = -1  # its place in the summary's drop order (-1: not listed there)
+
+    @property
+    def item_id(self) -> str:
+        return self.key[4]
+
+
+@dataclass(frozen=True)
+class _Group:
+    scope: str
+    name: str
+    members: tuple[_Entry, ...]  # most important first
+    cwds: frozenset[str]  # its items' evidence sessions' working folders
+    keyword_counts: Counter[str]
+
+    def keywords(self, limit: int = GROUP_KEYWORDS) -> list[str]:
+        return [k for k, _ in sorted(self.keyword_counts.items(), key=lambda kv: (-kv[1], kv[0]))][:limit]
+
+
 @dataclass(frozen=True)
 class _View:
-    """The model after the scope filter, sorted, with each session's file stem."""
+    """The model after the scope filter, indexed in one pass over its items, with each session's file stem."""
 
     model: FolderModel
-    items: tuple[ItemRow, ...]  # shown items, most important first
+    source: ItemSource  # the shown items, read again by id where their texts are written
+    entries: tuple[_Entry, ...]  # shown items, most important first
+    groups: tuple[_Group, ...]  # scope order, then their most important item, then name
+    scopes: tuple[str, ...]  # scopes with at least one item, global first then by label
+    scope_cwds: dict[str, frozenset[str]]  # scope -> the non-empty working folders of its items' evidence
     sessions: tuple[FolderSession, ...]  # ascending native id
     stems: dict[str, str]  # session_id -> stem
     by_session_id: dict[str, FolderSession]
+    skills: tuple[ItemRow, ...] = ()  # skill items, most important first
     skill_names: dict[UUID, str] = field(default_factory=dict)  # skill item id -> its folder under skills/
 
     def skill_path(self, item: ItemRow) -> str | None:
@@ -166,16 +203,20 @@ class _View:
         name = self.skill_names.get(item.item_id)
         return f"{SKILLS_DIR}/{name}/{SKILL_FILE}" if name else None
 
-    def scopes(self) -> list[str]:
-        """Scopes with at least one item, global first then by label."""
-        found = {item.scope for item in self.items}
-        return sorted(found, key=lambda scope: _scope_order(self.model, scope))
-
     def evidence(self, item: ItemRow) -> list[FolderSession]:
         """The item's evidence sessions present in this folder, oldest first."""
-        ids = (str(sid) for sid in item.evidence)
-        found = {sid: self.by_session_id[sid] for sid in ids if sid in self.by_session_id}
-        return sorted(found.values(), key=lambda s: (_utc(s.updated_at), s.native_id, s.session_id))
+        return _evidence_sessions(self.by_session_id, item)
+
+    def rows(self, entries: Sequence[_Entry], page: int = 500) -> Iterator[ItemRow]:
+        """The items of ``entries``, in that order, read ``page`` at a time."""
+        for start in range(0, len(entries), page):
+            yield from self.source.by_ids([e.item_id for e in entries[start : start + page]])
+
+
+def _evidence_sessions(by_session_id: dict[str, FolderSession], item: ItemRow) -> list[FolderSession]:
+    ids = (str(sid) for sid in item.evidence)
+    found = {sid: by_session_id[sid] for sid in ids if sid in by_session_id}
+    return sorted(found.values(), key=lambda s: (_utc(s.updated_at), s.native_id, s.session_id))
 
 
 def _assign_stems(sessions: Sequence[FolderSession]) -> dict[str, str]:
@@ -193,22 +234,86 @@ def _assign_stems(sessions: Sequence[FolderSession]) -> dict[str, str]:
     return stems
 
 
-def _view(model: FolderModel) -> _View:
-    items = [item for item in model.items if item.trust != "rejected"]
-    sessions = list(model.sessions)
-    if model.project is not None:
-        allowed = {model.project, GLOBAL_SCOPE}
-        items = [item for item in items if item.scope in allowed]
-        sessions = [session for session in sessions if session.scope == model.project]
-    items.sort(key=item_order_key)
+def _task_day(task: ItemRow, sessions: Sequence[FolderSession]) -> date:
+    """The day of the work a task records: its newest session, else its valid time, else its last change."""
+    if sessions:
+        return _utc(sessions[-1].updated_at).date()
+    return _utc(task.valid_from).date() if task.valid_from else _changed(task).date()
+
+
+class _Counter:
+    """``count_tokens`` remembered per text for one render (the summary's headings recur in every attempt)."""
+
+    def __init__(self, count_tokens: Tokens) -> None:
+        self.count_tokens = count_tokens
+        self.known: dict[str, int] = {}
+
+    def __call__(self, text: str) -> int:
+        found = self.known.get(text)
+        if found is None:
+            found = self.known[text] = self.count_tokens(text)
+        return found
+
+
+def _view(model: FolderModel, count: _Counter | None = None) -> _View:
+    """One pass over the model's items: what every file's layout needs, never every item's texts at once.
+
+    With ``count``, each item the summary may list gets its line's tokens: the
+    count the views stored when they projected it (``ItemRow.summary_tokens``,
+    of ``summary_line``) when the line here is that line, else counted.
+    """
+    sessions = [s for s in model.sessions if model.project is None or s.scope == model.project]
     sessions.sort(key=lambda s: (s.native_id, s.session_id))
+    by_session_id = {s.session_id: s for s in sessions}
+    allowed = None if model.project is None else {model.project, GLOBAL_SCOPE}
+    entries: list[_Entry] = []
+    skills: list[ItemRow] = []
+    group_cwds: dict[tuple[str, str], set[str]] = {}
+    group_words: dict[tuple[str, str], Counter[str]] = {}
+    scope_cwds: dict[str, set[str]] = {}
+    for item in model.item_source().each():
+        if item.trust == "rejected" or (allowed is not None and item.scope not in allowed):
+            continue
+        entry = _Entry(item_order_key(item), item.kind, item.scope, _group_name(item))
+        evidence = _evidence_sessions(by_session_id, item)
+        group = (item.scope, entry.group)
+        group_cwds.setdefault(group, set()).update(_one_line(s.cwd) for s in evidence)
+        group_words.setdefault(group, Counter()).update(k for k in (_inline(k) for k in item.keywords) if k)
+        scope_cwds.setdefault(item.scope, set()).update(_one_line(s.cwd) for s in evidence if s.cwd)
+        if item.kind == "task":
+            entry.day = _task_day(item, evidence)
+        if item.kind == "skill" and item.skill is not None:
+            skills.append(item)  # its line needs the folder's skill names: counted below
+        elif count is not None and item.kind in _SUMMARY_KINDS:
+            entry.tokens = _line_tokens(model, item, None, count)
+        entries.append(entry)
+    entries.sort(key=lambda e: e.key)
+    skills.sort(key=item_order_key)
+    skill_names = _skill_names(skills)
+    if count is not None:
+        by_id = {e.item_id: e for e in entries}
+        for item in skills:
+            by_id[str(item.item_id)].tokens = _line_tokens(model, item, skill_names[item.item_id], count)
+    members: dict[tuple[str, str], list[_Entry]] = {}
+    for entry in entries:  # already in importance order
+        members.setdefault((entry.scope, entry.group), []).append(entry)
+    groups = [
+        _Group(scope, name, tuple(found), frozenset(group_cwds[(scope, name)]), group_words[(scope, name)])
+        for (scope, name), found in members.items()
+    ]
+    groups.sort(key=lambda g: (_scope_order(model, g.scope), g.members[0].key, g.name))
     return _View(
         model=model,
-        items=tuple(items),
+        source=model.item_source(),
+        entries=tuple(entries),
+        groups=tuple(groups),
+        scopes=tuple(sorted({e.scope for e in entries}, key=lambda scope: _scope_order(model, scope))),
+        scope_cwds={scope: frozenset(cwds) for scope, cwds in scope_cwds.items()},
         sessions=tuple(sessions),
         stems=_assign_stems(sessions),
-        by_session_id={s.session_id: s for s in sessions},
-        skill_names=_skill_names(items),
+        by_session_id=by_session_id,
+        skills=tuple(skills),
+        skill_names=skill_names,
     )
 
 
@@ -229,33 +334,6 @@ def _skill_names(items: Sequence[ItemRow]) -> dict[UUID, str]:
     return names
 
 
-@dataclass(frozen=True)
-class _Group:
-    scope: str
-    name: str
-    items: tuple[ItemRow, ...]  # most important first
-
-    @property
-    def tasks(self) -> tuple[ItemRow, ...]:
-        return tuple(item for item in self.items if item.kind == "task")
-
-    def keywords(self, limit: int = GROUP_KEYWORDS) -> list[str]:
-        counts = Counter(_inline(k) for item in self.items for k in item.keywords if _inline(k))
-        return [k for k, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))][:limit]
-
-
-def _groups(view: _View) -> list[_Group]:
-    """Task groups per (scope, name): scope order, then their most important item, then name."""
-    members: dict[tuple[str, str], list[ItemRow]] = {}
-    for item in view.items:  # already in importance order
-        members.setdefault((item.scope, _group_name(item)), []).append(item)
-    groups = [_Group(scope, name, tuple(items)) for (scope, name), items in members.items()]
-    groups.sort(
-        key=lambda g: (_scope_order(view.model, g.scope), item_order_key(g.items[0]), g.name)
-    )
-    return groups
-
-
 # ---------------------------------------------------------------- MEMORY.md
 
 
@@ -267,14 +345,14 @@ def _rollout_line(view: _View, session: FolderSession) -> str:
     )
 
 
-def _applies_to(view: _View, group: _Group) -> str:
-    cwds = sorted({_one_line(s.cwd) for item in group.items for s in view.evidence(item)})
-    label = _label(view.model, group.scope)
-    if group.scope == GLOBAL_SCOPE:
-        cwd = ", ".join(cwds) if cwds else "any"
+def _applies_to(model: FolderModel, scope: str, cwds: Collection[str]) -> str:
+    label = _label(model, scope)
+    found = sorted(cwds)
+    if scope == GLOBAL_SCOPE:
+        cwd = ", ".join(found) if found else "any"
         rule = "applies in any project; project-specific memory wins where they conflict"
     else:
-        cwd = ", ".join(cwds) if cwds else "unknown"
+        cwd = ", ".join(found) if found else "unknown"
         rule = f"only within {label}; re-check files and commands before relying on them"
     return f"applies_to: cwd={cwd}; reuse_rule={rule}"
 
@@ -285,58 +363,75 @@ def _scope_line(view: _View, scope: str) -> str:
     return f"scope: project {_label(view.model, scope)} ({scope})"
 
 
-def _render_group(view: _View, group: _Group) -> list[str]:
-    lines = [
-        f"# Task Group: {group.name}",
-        _scope_line(view, group.scope),
-        _applies_to(view, group),
-    ]
+def _group_lines(view: _View, group: _Group) -> Iterator[str]:
+    """One ``# Task Group`` block, line by line, its items read a page at a time."""
+    yield f"# Task Group: {group.name}"
+    yield _scope_line(view, group.scope)
+    yield _applies_to(view.model, group.scope, group.cwds)
     task_evidence: list[tuple[int, set[UUID]]] = []
-    for number, task in enumerate(group.tasks, start=1):
+    tasks = [e for e in group.members if e.kind == "task"]
+    for number, task in enumerate(view.rows(tasks), start=1):
         task_evidence.append((number, set(task.evidence)))
-        lines += ["", f"## Task {number}: {_inline(task.title) or 'untitled'}{_marker(task)}"]
-        lines.append("### rollout_summary_files")
+        yield ""
+        yield f"## Task {number}: {_inline(task.title) or 'untitled'}{_marker(task)}"
+        yield "### rollout_summary_files"
         sessions = view.evidence(task)
-        lines += [_rollout_line(view, s) for s in sessions] or ["- none in this folder"]
-        lines.append("### keywords")
+        yield from [_rollout_line(view, s) for s in sessions] or ["- none in this folder"]
+        yield "### keywords"
         keywords = [k for k in (_inline(k) for k in task.keywords) if k]
-        lines.append(f"- {', '.join(keywords)}" if keywords else "- none recorded")
+        yield f"- {', '.join(keywords)}" if keywords else "- none recorded"
     for heading, kinds in _MEMORY_SECTIONS:
-        members = [item for item in group.items if item.kind in kinds]
+        members = [e for e in group.members if e.kind in kinds]
         if not members:
             continue
-        lines += ["", f"## {heading}"]
-        for item in members:
+        yield ""
+        yield f"## {heading}"
+        for item in view.rows(members):
             tags = "".join(f"[Task {n}]" for n, ev in task_evidence if ev & set(item.evidence))
             text = _inline(item.text) or _inline(item.title)
             path = view.skill_path(item)
             if path is not None:
                 text = f"{view.skill_names[item.item_id]}: {text} (see {path})"
-            lines.append(f"- {text}{' ' + tags if tags else ''}{_marker(item)}")
-    return lines
+            yield f"- {text}{' ' + tags if tags else ''}{_marker(item)}"
 
 
-def _render_memory_md(view: _View, groups: Sequence[_Group]) -> str:
-    """MEMORY.md: one ``# Task Group`` block per (scope, task group)."""
-    if not groups:
-        return "No task groups yet: nothing has been consolidated.\n"
-    blocks = ["\n".join(_render_group(view, group)) for group in groups]
-    return "\n\n".join(blocks) + "\n"
+def _joined(lines: Iterable[str], every: int = 2000) -> Iterator[str]:
+    """``"\\n".join(lines)`` in pieces of ``every`` lines."""
+    buffer: list[str] = []
+    first = True
+    for line in lines:
+        buffer.append(line)
+        if len(buffer) >= every:
+            yield ("" if first else "\n") + "\n".join(buffer)
+            first, buffer = False, []
+    if buffer or first:
+        yield ("" if first else "\n") + "\n".join(buffer)
+
+
+def _memory_md(view: _View) -> Iterator[str]:
+    """MEMORY.md, group by group: one ``# Task Group`` block per (scope, task group)."""
+    if not view.groups:
+        yield "No task groups yet: nothing has been consolidated.\n"
+        return
+    for number, group in enumerate(view.groups):
+        if number:
+            yield "\n\n"
+        yield from _joined(_group_lines(view, group))
+    yield "\n"
 
 
 # ---------------------------------------------------------------- raw memories, rollout summaries
 
 
-def _render_raw_memories(view: _View) -> str:
+def _raw_memories(view: _View) -> Iterator[str]:
     """raw_memories.md exactly as Codex writes it, threads in ascending native id order."""
     if not view.sessions:
-        return "# Raw Memories\n\nNo raw memories yet.\n"
-    parts = [
-        "# Raw Memories\n\n",
-        "Merged stage-1 raw memories (stable ascending thread-id order):\n\n",
-    ]
+        yield "# Raw Memories\n\nNo raw memories yet.\n"
+        return
+    yield "# Raw Memories\n\n"
+    yield "Merged stage-1 raw memories (stable ascending thread-id order):\n\n"
     for session in view.sessions:
-        parts.append(
+        yield (
             f"## Thread `{session.native_id}`\n"
             f"updated_at: {rfc3339_utc(session.updated_at)}\n"
             f"cwd: {_one_line(session.cwd)}\n"
@@ -344,7 +439,6 @@ def _render_raw_memories(view: _View) -> str:
             f"rollout_summary_file: {view.stems[session.session_id]}.md\n\n"
             f"{session.raw_memory.strip()}\n\n"
         )
-    return "".join(parts)
 
 
 def _render_rollout_summary(session: FolderSession) -> str:
@@ -382,36 +476,64 @@ def _clean_profile(profile: str, max_words: int) -> str:
     return re.sub(r"\n{3,}", "\n\n", text).strip()
 
 
-def _scope_suffix(view: _View, item: ItemRow) -> str:
-    return _scope_suffix_text(view, item.scope)
-
-
-def _scope_suffix_text(view: _View, scope: str) -> str:
+def _scope_suffix_text(model: FolderModel, scope: str) -> str:
     if scope == GLOBAL_SCOPE:
         return ""
-    return f" (project: {_label(view.model, scope)})"
+    return f" (project: {_label(model, scope)})"
 
 
-def _preference_line(view: _View, item: ItemRow) -> str:
-    text = _short(item.text or item.title)
-    return f"- {text}{_scope_suffix(view, item)}{_marker(item)}"
-
-
-def _tip_line(view: _View, item: ItemRow) -> str:
-    path = view.skill_path(item)
-    if path is not None:
-        name = view.skill_names[item.item_id]
-        return f"- skill {name}: {_short(item.text)} (see {path}){_scope_suffix(view, item)}{_marker(item)}"
+def _tip_line(item: ItemRow, suffix: str, skill_name: str | None) -> str:
+    if skill_name is not None:
+        path = f"{SKILLS_DIR}/{skill_name}/{SKILL_FILE}"
+        return f"- skill {skill_name}: {_short(item.text)} (see {path}){suffix}{_marker(item)}"
     title, text = _inline(item.title), _short(item.text)
     repeated = bool(title) and text.casefold().startswith(title.rstrip("…").casefold())
     body = f"{title}: {text}" if title and text and not repeated else (text or title)
-    return f"- {body}{_scope_suffix(view, item)}{_marker(item)}"
+    return f"- {body}{suffix}{_marker(item)}"
 
 
 def _topic_line(item: ItemRow) -> str:
     keywords = ", ".join(k for k in (_inline(k) for k in item.keywords) if k)
     head = f"{_inline(item.title) or 'untitled'} ({_group_name(item)})"
     return f"- {head}: {keywords}{_marker(item)}" if keywords else f"- {head}{_marker(item)}"
+
+
+def _summary_bullet(item: ItemRow, suffix: str, skill_name: str | None) -> str:
+    """The line memory_summary.md lists ``item`` with: user-wide memory under the general headings, a
+    project's under its own block (the project's name, ``suffix``, left out), tasks as topics."""
+    if item.kind == "task":
+        return _topic_line(item)
+    if item.kind == "preference":
+        if item.scope == GLOBAL_SCOPE:
+            return f"- {_short(item.text or item.title)}{suffix}{_marker(item)}"
+        return f"- preference: {_short(item.text or item.title)}{_marker(item)}".replace(suffix, "")
+    line = _tip_line(item, suffix, skill_name)
+    return line if item.scope == GLOBAL_SCOPE else line.replace("- ", "- tip: ", 1).replace(suffix, "")
+
+
+def summary_line(item: ItemRow) -> str:
+    """The summary's line for ``item`` in any folder that names its skill as the skill names itself.
+
+    The views store its tokens (``summary_tokens``) when they project the item,
+    so a render fits the summary without a tokenizer.
+    """
+    name = item.skill.name if item.kind == "skill" and item.skill is not None else None
+    return _summary_bullet(item, "", name)
+
+
+def _line_tokens(model: FolderModel, item: ItemRow, skill_name: str | None, count: _Counter) -> int:
+    """The tokens of ``item``'s summary line (with its newline) in this folder: stored, or counted.
+
+    A project's line is ``summary_line`` unless its texts could hold the project's
+    own name, which the line drops (``(project: ...)``), or the folder renamed its skill.
+    """
+    own = item.skill.name if item.kind == "skill" and item.skill is not None else None
+    suffix = _scope_suffix_text(model, item.scope)
+    texts = f"{item.title}{item.text}{own or ''}".replace("*", "")
+    label_free = not suffix or ("(" not in _label(model, item.scope) and "project" not in texts)
+    if item.summary_tokens is not None and skill_name == own and label_free:
+        return item.summary_tokens
+    return count(_summary_bullet(item, suffix, skill_name) + "\n")
 
 
 def _fallback_line(group: _Group) -> str:
@@ -422,95 +544,131 @@ def _fallback_line(group: _Group) -> str:
 
 @dataclass(frozen=True)
 class _SummaryPlan:
-    """What one attempt at the summary keeps."""
+    """What one attempt at the summary keeps: the first ``kept`` items and ``groups`` groups of the drop order."""
 
-    kept: frozenset[UUID]  # item ids
-    fallback_groups: frozenset[tuple[str, str]]  # groups that may get a fallback line
+    kept: int
+    groups: int
     profile_words: int
 
 
+class _Run:
+    """Summary items always listed together in the drop order (a scope's tips, a day's topics, ...): a plan keeps a prefix."""
+
+    def __init__(self, entries: Iterable[_Entry]) -> None:
+        self.entries = list(entries)
+        self.ranks = [e.rank for e in self.entries]  # ascending: the entries are in importance order
+        self.sums = list(accumulate((e.tokens or 0 for e in self.entries), initial=0))
+
+    def kept(self, plan: _SummaryPlan) -> _Kept:
+        return _Kept(self, bisect_left(self.ranks, plan.kept))
+
+
+@dataclass(frozen=True)
+class _Kept:
+    """The first ``end`` items of a run: their lines, one after another."""
+
+    run: _Run
+    end: int
+
+    @property
+    def tokens(self) -> int:
+        return self.run.sums[self.end]
+
+
+Line = str | _Kept  # items' lines stand as the kept part of their run until the text is written
+
+
+def _starts_piece(line: str) -> bool:
+    """Whether o200k's pre-tokenizer must start a piece at this line (after a newline): not at whitespace or ``/``."""
+    return bool(line) and line[0] != "/" and not line[0].isspace()
+
+
 class _SummaryRenderer:
-    """Renders memory_summary.md for a plan and finds the fullest plan within the budget."""
+    """Renders memory_summary.md for a plan and finds the fullest plan within the budget.
 
-    def __init__(self, view: _View, groups: Sequence[_Group]) -> None:
+    A plan's tokens are summed, not counted on its text: every line starts a
+    piece of o200k's pre-tokenizer (a line after a newline that starts with
+    neither whitespace nor ``/``), so the text's tokens are the sum of its
+    pieces' tokens; an item's line (with its newline) is counted once, and the
+    other lines, with the blank lines after them, once per render. A blank line
+    after an item's line joins its closing ``]`` (``]\\n\\n`` is one piece):
+    what that adds is counted once. Items are kept in runs (``_Run``), so an
+    attempt costs its headings, not its items.
+    """
+
+    def __init__(self, view: _View, count: _Counter) -> None:
         self.view = view
-        self.groups = list(groups)
-        self.prefs = [i for i in view.items if i.kind == "preference"]
-        self.prefs.sort(key=lambda i: (_scope_order(view.model, i.scope), item_order_key(i)))
-        self.tips = [i for i in view.items if i.kind in _TIP_KINDS]
-        self.tasks = [i for i in view.items if i.kind == "task"]
-        newest = max((self._day(t) for t in self.tasks), default=None)
-        self.cutoff: date | None = (
-            newest - timedelta(days=RECENT_WINDOW_DAYS - 1) if newest else None
-        )
-        # Drop order: view.items is already most important first.
-        shown = {"preference", "task", *_TIP_KINDS}
-        self.ranked = [i.item_id for i in view.items if i.kind in shown]
-        self.group_rank = [(g.scope, g.name) for g in sorted(self.groups, key=self._group_key)]
+        self.count = count
+        # Drop order: view.entries is already most important first.
+        self.ranked = [e for e in view.entries if e.kind in _SUMMARY_KINDS]
+        for rank, entry in enumerate(self.ranked):
+            entry.rank = rank
+        tasks = [e for e in self.ranked if e.kind == "task"]
+        newest = max((t.day for t in tasks if t.day is not None), default=None)
+        self.cutoff: date | None = newest - timedelta(days=RECENT_WINDOW_DAYS - 1) if newest else None
+        prefs = [e for e in self.ranked if e.kind == "preference"]
+        tips = [e for e in self.ranked if e.kind in _TIP_KINDS]
+        self.general_prefs = _Run(e for e in prefs if e.scope == GLOBAL_SCOPE)
+        self.general_tips = _Run(e for e in tips if e.scope == GLOBAL_SCOPE)
+        self.local: dict[str, tuple[_Run, _Run]] = {  # a project's own preferences, then its tips
+            scope: (_Run(e for e in prefs if e.scope == scope), _Run(e for e in tips if e.scope == scope))
+            for scope in view.scopes
+            if scope != GLOBAL_SCOPE
+        }
+        self.recent: dict[str, list[tuple[date, _Run]]] = {}  # scope -> its days, newest first, with their topics
+        self.older: dict[str, _Run] = {}
+        for scope in view.scopes:
+            mine = [t for t in tasks if t.scope == scope]
+            days = sorted({t.day for t in mine if self._is_recent(t) and t.day is not None}, reverse=True)
+            self.recent[scope] = [(day, _Run(t for t in mine if self._is_recent(t) and t.day == day)) for day in days]
+            self.older[scope] = _Run(t for t in mine if not self._is_recent(t))
+        ordered = sorted(view.groups, key=lambda g: (g.members[0].key, g.scope, g.name))
+        self.group_rank = {(g.scope, g.name): rank for rank, g in enumerate(ordered)}
+        first_task: dict[tuple[str, str], int] = {}
+        for task in reversed(tasks):
+            first_task[(task.scope, task.group)] = task.rank
+        self.first_task = first_task  # the rank of each group's most important task: a plan keeping it covers the group
+        self.texts: dict[str, str] = {}  # item id -> its line, for the items a written plan keeps
 
-    @staticmethod
-    def _group_key(group: _Group) -> tuple[tuple[bool, int, int, float, str], str, str]:
-        return (item_order_key(group.items[0]), group.scope, group.name)
+    def _is_recent(self, task: _Entry) -> bool:
+        return self.cutoff is not None and task.day is not None and task.day >= self.cutoff
 
-    def _is_recent(self, item: ItemRow) -> bool:
-        return self.cutoff is not None and self._day(item) >= self.cutoff
-
-    def _day(self, task: ItemRow) -> date:
-        """The day of the work a task records: its newest session, else its valid time, else its last change."""
-        sessions = self.view.evidence(task)
-        if sessions:
-            return _utc(sessions[-1].updated_at).date()
-        return _utc(task.valid_from).date() if task.valid_from else _changed(task).date()
-
-    def render(self, plan: _SummaryPlan) -> str:
-        lines = ["v1", "", "## User Profile", ""]
+    def _lines(self, plan: _SummaryPlan) -> list[Line]:
+        lines: list[Line] = ["v1", "", "## User Profile", ""]
         profile = _clean_profile(self.view.model.user_profile, plan.profile_words)
         lines += [profile or NO_PROFILE]
         # Only user-wide memory is general: every project's memory sits in that project's block below.
-        lines += self._bullets(
-            "User preferences",
-            [_preference_line(self.view, i) for i in self.prefs if i.item_id in plan.kept and i.scope == GLOBAL_SCOPE],
-            "No preferences recorded yet.",
-        )
-        lines += self._bullets(
-            "General Tips",
-            [_tip_line(self.view, i) for i in self.tips if i.item_id in plan.kept and i.scope == GLOBAL_SCOPE],
-            "No general tips yet.",
-        )
+        lines += self._bullets("User preferences", self.general_prefs.kept(plan), "No preferences recorded yet.")
+        lines += self._bullets("General Tips", self.general_tips.kept(plan), "No general tips yet.")
         lines += ["", "## What's in Memory"]
         lines += self._whats_in_memory(plan)
-        return "\n".join(lines) + "\n"
+        return lines
 
     @staticmethod
-    def _bullets(heading: str, bullets: list[str], empty: str) -> list[str]:
-        return ["", f"## {heading}", "", *(bullets or [empty])]
+    def _bullets(heading: str, bullets: _Kept, empty: str) -> list[Line]:
+        return ["", f"## {heading}", "", bullets if bullets.end else empty]
 
-    def _whats_in_memory(self, plan: _SummaryPlan) -> list[str]:
-        kept_tasks = [t for t in self.tasks if t.item_id in plan.kept]
-        covered = {(t.scope, _group_name(t)) for t in kept_tasks}
+    def _whats_in_memory(self, plan: _SummaryPlan) -> list[Line]:
         fallbacks = [
             g
-            for g in self.groups
-            if (g.scope, g.name) not in covered and (g.scope, g.name) in plan.fallback_groups
+            for g in self.view.groups
+            if self.first_task.get((g.scope, g.name), plan.kept) >= plan.kept and self.group_rank[(g.scope, g.name)] < plan.groups
         ]
-        lines: list[str] = []
-        for scope in self.view.scopes():
-            recent = [t for t in kept_tasks if t.scope == scope and self._is_recent(t)]
-            local = [] if scope == GLOBAL_SCOPE else self._project_bullets(scope, plan)
+        lines: list[Line] = []
+        for scope in self.view.scopes:
+            recent = [(day, kept) for day, run in self.recent[scope] if (kept := run.kept(plan)).end]
+            local = [kept for run in self.local.get(scope, ()) if (kept := run.kept(plan)).end]
             if not (recent or local):
                 continue
             lines += ["", f"### {_label(self.view.model, scope)}"]
             if local:
                 lines += ["", self._applies_to(scope), "", *local]
-            days = sorted({self._day(t) for t in recent}, reverse=True)
-            for day in days:
-                lines += ["", f"#### {day.isoformat()}", ""]
-                lines += [_topic_line(t) for t in recent if self._day(t) == day]
-        older_lines: list[str] = []
-        for scope in self.view.scopes():
-            older = [
-                _topic_line(t) for t in kept_tasks if t.scope == scope and not self._is_recent(t)
-            ]
+            for day, kept in recent:
+                lines += ["", f"#### {day.isoformat()}", "", kept]
+        older_lines: list[Line] = []
+        for scope in self.view.scopes:
+            topics = self.older[scope].kept(plan)
+            older: list[Line] = [topics] if topics.end else []
             older += [_fallback_line(g) for g in fallbacks if g.scope == scope]
             if older:
                 older_lines += ["", f"#### {_label(self.view.model, scope)}", "", *older]
@@ -518,25 +676,54 @@ class _SummaryRenderer:
             lines += ["", f"### {OLDER_TOPICS}", *older_lines]
         return lines or ["", "No memory topics yet."]
 
-    def _project_bullets(self, scope: str, plan: _SummaryPlan) -> list[str]:
-        """A project's own preferences and tips, for its block (never under the general headings)."""
-        prefs = [f"- preference: {_short(i.text or i.title)}{_marker(i)}" for i in self.prefs if i.scope == scope and i.item_id in plan.kept]
-        tips = [_tip_line(self.view, i).replace("- ", "- tip: ", 1) for i in self.tips if i.scope == scope and i.item_id in plan.kept]
-        return [line.replace(_scope_suffix_text(self.view, scope), "") for line in [*prefs, *tips]]
-
     def _applies_to(self, scope: str) -> str:
         """Codex's ``applies_to`` line for a project's block: its working folders and when to reuse it."""
-        cwds = sorted({_one_line(s.cwd) for i in self.view.items if i.scope == scope for s in self.view.evidence(i) if s.cwd})
         label = _label(self.view.model, scope)
+        cwds = sorted(self.view.scope_cwds.get(scope, ()))
         cwd = ", ".join(cwds) if cwds else "unknown"
         return f"applies_to: cwd={cwd}; reuse_rule=only within {label}; re-check files and commands before relying on them"
 
-    def fit(self, count_tokens: Tokens, budget: int) -> str:
+    def tokens(self, plan: _SummaryPlan) -> int:
+        """The plan's text's tokens, summed over its pieces (see the class)."""
+        total, piece, blanks_after_item = 0, "", 0
+        for line in [*self._lines(plan), None]:
+            if isinstance(line, str) and not line and not piece:  # a blank line after an item's line
+                blanks_after_item += 1
+                continue
+            if isinstance(line, str) and piece and not _starts_piece(line):
+                piece += line + "\n"  # this line cannot start a piece: it joins the one before
+                continue
+            if isinstance(line, str) and not piece and not _starts_piece(line):
+                return self.count(self.render(plan))  # after an item's line (no line here starts so)
+            if blanks_after_item:
+                total += self.count("]" + "\n" * (blanks_after_item + 1)) - self.count("]\n")
+                blanks_after_item = 0
+            if piece:
+                total += self.count(piece)
+                piece = ""
+            if isinstance(line, _Kept):
+                total += line.tokens
+            elif line is not None:
+                piece = line + "\n"
+        return total
+
+    def render(self, plan: _SummaryPlan) -> str:
+        """The plan's text."""
+        missing = [e for e in self.ranked[: plan.kept] if e.item_id not in self.texts]
+        for item in self.view.rows(missing):
+            suffix = _scope_suffix_text(self.view.model, item.scope)
+            self.texts[str(item.item_id)] = _summary_bullet(item, suffix, self.view.skill_names.get(item.item_id))
+        out: list[str] = []
+        for line in self._lines(plan):
+            out += [self.texts[e.item_id] for e in line.run.entries[: line.end]] if isinstance(line, _Kept) else [line]
+        return "\n".join(out) + "\n"
+
+    def fit(self, budget: int) -> str:
         """The fullest summary within ``budget`` tokens, dropping the least important bullets."""
         groups, words = len(self.group_rank), PROFILE_MAX_WORDS
-        full = self.render(self._plan(len(self.ranked), groups, words))
-        if count_tokens(full) <= budget:
-            return full
+        full = self._plan(len(self.ranked), groups, words)
+        if self.tokens(full) <= budget:
+            return self.render(full)
         # Drop item bullets first, then the per-group fallback lines, then profile words.
         stages: list[tuple[Callable[[int], _SummaryPlan], int]] = [
             (lambda n: self._plan(n, groups, words), len(self.ranked)),
@@ -544,25 +731,19 @@ class _SummaryRenderer:
             (lambda n: self._plan(0, 0, n), words),
         ]
         for make, size in stages:
-            best = _largest_fitting(_fits_with(self, make, count_tokens, budget), size)
+            best = _largest_fitting(_fits_with(self, make, budget), size)
             if best is not None:
                 return self.render(make(best))
         return self.render(self._plan(0, 0, 0))  # the budget is below the bare headings
 
-    def _plan(self, kept: int, groups: int, words: int) -> _SummaryPlan:
-        return _SummaryPlan(
-            frozenset(self.ranked[:kept]), frozenset(self.group_rank[:groups]), words
-        )
+    @staticmethod
+    def _plan(kept: int, groups: int, words: int) -> _SummaryPlan:
+        return _SummaryPlan(kept, groups, words)
 
 
-def _fits_with(
-    renderer: _SummaryRenderer,
-    make: Callable[[int], _SummaryPlan],
-    count_tokens: Tokens,
-    budget: int,
-) -> Callable[[int], bool]:
+def _fits_with(renderer: _SummaryRenderer, make: Callable[[int], _SummaryPlan], budget: int) -> Callable[[int], bool]:
     def fits(size: int) -> bool:
-        return count_tokens(renderer.render(make(size))) <= budget
+        return renderer.tokens(make(size)) <= budget
 
     return fits
 
@@ -579,13 +760,6 @@ def _largest_fitting(fits: Callable[[int], bool], upper: int) -> int | None:
         else:
             high = middle
     return low
-
-
-def _render_summary(
-    view: _View, groups: Sequence[_Group], count_tokens: Tokens, budget: int
-) -> str:
-    """memory_summary.md within ``budget`` tokens as counted by ``count_tokens``."""
-    return _SummaryRenderer(view, groups).fit(count_tokens, budget)
 
 
 # ---------------------------------------------------------------- skills/<name>/SKILL.md
@@ -622,7 +796,7 @@ def _render_skill(view: _View, item: ItemRow) -> str:
         description,
         "",
         f"- {_scope_line(view, item.scope)}",
-        f"- {_applies_to(view, _Group(item.scope, _group_name(item), (item,)))}",
+        f"- {_applies_to(view.model, item.scope, {_one_line(s.cwd) for s in view.evidence(item)})}",
         "",
         "## Steps",
         "",
@@ -646,6 +820,33 @@ def _render_skill(view: _View, item: ItemRow) -> str:
 # ---------------------------------------------------------------- entry point
 
 
+def folder_parts(
+    model: FolderModel,
+    count_tokens: Callable[[str], int],
+    budget: int = SUMMARY_TOKEN_BUDGET,
+) -> dict[str, Iterable[str]]:
+    """The whole memory folder as pieces of text to write in turn: relative path -> its pieces.
+
+    ``MEMORY.md`` and ``raw_memories.md`` are generators, read group by group
+    (their items a page at a time from the model's source) as they are
+    written: no file is held whole. The model's items are read once for the
+    layout, again for the texts where they are written.
+    """
+    view = _view(model, _Counter(count_tokens))
+    files: dict[str, Iterable[str]] = {
+        SUMMARY_FILE: (_SummaryRenderer(view, _Counter(count_tokens)).fit(budget),),
+        MEMORY_FILE: _memory_md(view),
+        RAW_MEMORIES_FILE: _raw_memories(view),
+    }
+    for session in view.sessions:
+        files[f"{ROLLOUT_DIR}/{view.stems[session.session_id]}.md"] = (_render_rollout_summary(session),)
+    for item in view.skills:
+        path = view.skill_path(item)
+        if path is not None:
+            files[path] = (_render_skill(view, item),)
+    return dict(sorted(files.items()))
+
+
 def render_folder(
     model: FolderModel,
     count_tokens: Callable[[str], int],
@@ -658,24 +859,11 @@ def render_folder(
     that project or to ``global`` and only that project's sessions are used.
     Each skill item gets ``skills/<name>/SKILL.md`` (see ``_render_skill``).
     ``memory_summary.md`` is kept within ``budget`` tokens (Codex's 2,500) by
-    dropping whole bullets, least important first.
+    dropping whole bullets, least important first; ``count_tokens`` must count
+    a text as the sum of its o200k pre-tokenizer pieces, as o200k itself and a
+    word count do (see ``_SummaryRenderer``).
     """
-    view = _view(model)
-    groups = _groups(view)
-    files = {
-        SUMMARY_FILE: _render_summary(view, groups, count_tokens, budget),
-        MEMORY_FILE: _render_memory_md(view, groups),
-        RAW_MEMORIES_FILE: _render_raw_memories(view),
-    }
-    for session in view.sessions:
-        files[f"{ROLLOUT_DIR}/{view.stems[session.session_id]}.md"] = _render_rollout_summary(
-            session
-        )
-    for item in view.items:
-        path = view.skill_path(item)
-        if path is not None:
-            files[path] = _render_skill(view, item)
-    return dict(sorted(files.items()))
+    return {path: "".join(parts) for path, parts in folder_parts(model, count_tokens, budget).items()}
 
 
 def render_skills(model: FolderModel, scopes: Collection[str] | None = None) -> dict[str, str]:
@@ -688,8 +876,8 @@ def render_skills(model: FolderModel, scopes: Collection[str] | None = None) -> 
     view = _view(model)
     return {
         view.skill_names[item.item_id]: _render_skill(view, item)
-        for item in view.items
-        if item.item_id in view.skill_names and (scopes is None or item.scope in scopes)
+        for item in view.skills
+        if scopes is None or item.scope in scopes
     }
 
 
@@ -698,4 +886,4 @@ def item_ids_in(text: str) -> list[str]:
     return re.findall(r"\[item:([^\]\s]+)\]", text)
 
 
-__all__ = ["SKILLS_DIR", "SKILL_FILE", "SUMMARY_TOKEN_BUDGET", "item_ids_in", "item_order_key", "render_folder", "render_skills"]
+__all__ = ["SKILLS_DIR", "SKILL_FILE", "SUMMARY_TOKEN_BUDGET", "folder_parts", "item_ids_in", "item_order_key", "render_folder", "render_skills", "summary_line"]

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
@@ -31,6 +32,7 @@ from mnemolog.domain.tombstone_matcher import TombstoneRule
 from mnemolog.projections.folder_model import FolderModel, FolderSession
 from mnemolog.projections.schema import table
 from mnemolog.projections.search import search_rows
+from mnemolog.projections.sql import Sql
 from mnemolog.projections.view_rows import UNLISTED_RANK
 from mnemolog.projections.view_store import MemoryView
 
@@ -52,7 +54,7 @@ def scope_filter(project: str | None, column: str = "scope") -> tuple[str, list[
     return f"{column} IN (?, 'global')", [project]
 
 
-def _json_list(value: str | None) -> list[Any]:
+def json_list(value: str | None) -> list[Any]:
     """A JSON list column (``[]`` and NULL without parsing: most rows hold no evidence or spans)."""
     return json.loads(value) if value and value != "[]" else []
 
@@ -66,8 +68,8 @@ def item_row(r: dict[str, Any]) -> ItemRow:
         task_group=r["task_group"] or "",
         title=r["title"] or "",
         text=r["text"] or "",
-        keywords=tuple(_json_list(r["keywords"])),
-        evidence=tuple(UUID(e) for e in _json_list(r["evidence"])),
+        keywords=tuple(json_list(r["keywords"])),
+        evidence=tuple(UUID(e) for e in json_list(r["evidence"])),
         trust=r["trust"],
         status=r["status"],
         valid_from=when(r["valid_from"]),
@@ -82,7 +84,8 @@ def item_row(r: dict[str, Any]) -> ItemRow:
         served_count=int(r.get("served_count") or 0),
         last_served=when(r.get("last_served")),
         context_tokens=r.get("context_tokens"),
-        spans=tuple(EvidenceSpan.model_validate(s) for s in _json_list(r.get("spans"))),
+        summary_tokens=r.get("summary_tokens"),
+        spans=tuple(EvidenceSpan.model_validate(s) for s in json_list(r.get("spans"))),
         skill=Skill.model_validate_json(r["skill"]) if r.get("skill") else None,
     )
 
@@ -464,9 +467,40 @@ class ViewReads:
     # the folder and the whole store -------------------------------------------
     def folder_model(self, project: str | None = None) -> FolderModel:
         """Everything the Markdown folder renders, read from the tables."""
-        cond, params = scope_filter(project, "i.scope")
         with self.view.reading() as sql:  # row by row: the rows' dicts are never all held with the items
-            items = tuple(item_row(r) for r in sql.each(f"{_WITH_USAGE} WHERE i.status = 'active' AND {cond} ORDER BY i.id", params))
+            items = tuple(self._folder_rows(sql, project))
+        return self._folder_without_items(project, items)
+
+    def streamed_folder_model(self, project: str | None = None, kind: str | None = None) -> FolderModel:
+        """The folder's model with its items read as the render goes (``folder_items``, ``items_by_ids``), never all held.
+
+        ``kind`` keeps only the items of that kind (the skills alone render from the skills alone).
+        """
+        return replace(self._folder_without_items(project, ()), source=_FolderItems(self, project, kind))
+
+    def folder_items(self, project: str | None = None, kind: str | None = None) -> Iterator[ItemRow]:
+        """The folder's active items (of ``project`` and global ones, when given; of ``kind``), one by one from the cursor."""
+        with self.view.reading() as sql:
+            yield from self._folder_rows(sql, project, kind)
+
+    def items_by_ids(self, ids: Sequence[str]) -> list[ItemRow]:
+        """The items with these ids, in that order (an id with no item is left out)."""
+        found: dict[str, ItemRow] = {}
+        for start in range(0, len(ids), 500):
+            chunk = list(ids[start : start + 500])
+            marks = ", ".join("?" for _ in chunk)
+            with self.view.reading() as sql:
+                found.update((r["id"], item_row(r)) for r in sql.each(f"{_WITH_USAGE} WHERE i.id IN ({marks})", chunk))
+        return [found[i] for i in ids if i in found]
+
+    @staticmethod
+    def _folder_rows(sql: Sql, project: str | None, kind: str | None = None) -> Iterator[ItemRow]:
+        cond, params = scope_filter(project, "i.scope")
+        if kind is not None:
+            cond, params = f"{cond} AND i.kind = ?", [*params, kind]
+        return (item_row(r) for r in sql.each(f"{_WITH_USAGE} WHERE i.status = 'active' AND {cond} ORDER BY i.id", params))
+
+    def _folder_without_items(self, project: str | None, items: tuple[ItemRow, ...]) -> FolderModel:
         session_cond = "1 = 1" if project is None else "scope = ?"
         session_rows = self.query(
             f"SELECT * FROM {table('sessions')} WHERE {LIVE} AND {session_cond} ORDER BY native_id",
@@ -517,5 +551,19 @@ class ViewReads:
             rows = self.query(f"SELECT {cols} FROM {table(name)} ORDER BY {order}")
             for row in rows:  # a count cached for the reader, not state: a view opened without a counter leaves it empty
                 row.pop("context_tokens", None)
+                row.pop("summary_tokens", None)
             out[name] = rows
         return out
+
+
+class _FolderItems:
+    """The folder's items in the views, as the renderer's ItemSource (``projections.folder_model``)."""
+
+    def __init__(self, reads: ViewReads, project: str | None, kind: str | None = None) -> None:
+        self.reads, self.project, self.kind = reads, project, kind
+
+    def each(self) -> Iterator[ItemRow]:
+        return self.reads.folder_items(self.project, self.kind)
+
+    def by_ids(self, ids: Sequence[str]) -> list[ItemRow]:
+        return self.reads.items_by_ids(ids)

@@ -23,7 +23,7 @@ TABLES: dict[str, str] = {
         keywords TEXT, evidence TEXT, trust TEXT, status TEXT, valid_from TEXT, valid_to TEXT,
         created_at TEXT, updated_at TEXT, consolidation_id TEXT, revision INTEGER, pinned INTEGER,
         context_rank INTEGER, use_count INTEGER, context_tokens INTEGER, spans TEXT, skill TEXT,
-        edited_by_user INTEGER
+        edited_by_user INTEGER, summary_tokens INTEGER
     """,
     "item_evidence": "item_id TEXT, session_id TEXT, PRIMARY KEY (item_id, session_id)",
     # How many items context may list per scope (active, not rejected): "N more items" without a COUNT of them all.
@@ -165,14 +165,16 @@ def schema_version() -> str:
 
 
 def _line_format() -> str:
-    """A fingerprint of how a context line is written: items store its token count, so a new format rebuilds."""
+    """A fingerprint of how a context line and a summary line are written: items store their token counts, so a new format rebuilds."""
     from types import CodeType
 
     from mnemolog.domain.services import read
+    from mnemolog.projections import markdown_folder as folder
 
     def shape(code: CodeType) -> str:
         consts = [shape(c) if isinstance(c, CodeType) else repr(c) for c in code.co_consts]
         return repr((code.co_code, code.co_names, consts))
 
-    return shape(read._context_line.__code__) + shape(read.context_line.__code__)
+    summary = (folder.summary_line, folder._summary_bullet, folder._tip_line, folder._topic_line, folder._short, folder._inline, folder.strip_bold, folder._unbold, folder._marker, folder._group_name)
+    return shape(read._context_line.__code__) + shape(read.context_line.__code__) + "".join(shape(f.__code__) for f in summary)
 

@@ -84,7 +84,7 @@ class ViewMixin:
             rows.flush()
             self._insert_tracking(cursor, batch[-1][1])  # type: ignore[attr-defined]
 
-    def _line_tokens(self) -> Callable[[dict[str, Any]], int] | None:
+    def _line_tokens(self) -> Callable[[dict[str, Any]], dict[str, int]] | None:
         from mnemolog.projections.memory_view import context_line_tokens  # as lazily as apply_event
 
         return context_line_tokens(self.count_tokens) if self.count_tokens is not None else None
