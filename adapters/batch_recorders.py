@@ -48,7 +48,7 @@ class BatchSQLiteApplicationRecorder(SQLiteApplicationRecorder):
     def _new_keys(self, stored_events: Sequence[StoredEvent]) -> list[Any]:
         if self.data_keys is None or not hasattr(self.data_keys, "write"):
             return []
-        return list(self.data_keys.unsaved_keys(dict.fromkeys(s.originator_id for s in stored_events)))
+        return list(self.data_keys.unsaved_keys(s.originator_id for s in stored_events))
 
     def _insert_events(self, c: Any, stored_events: Sequence[StoredEvent], keys: list[Any] | None = None, **_: Any) -> Sequence[int] | None:
         cursor = c.sqlite_cursor  # the library's wrapper hides lastrowid

@@ -30,7 +30,6 @@ aggregate (``new``: its first event) has no key yet, so none is looked up.
 
 from __future__ import annotations
 
-import base64
 import binascii
 import contextlib
 import os
@@ -57,7 +56,7 @@ KeyRow = tuple[str, str, bytes]
 
 
 def _b64(data: bytes) -> str:
-    return base64.b64encode(data).decode("ascii")
+    return binascii.b2a_base64(data, newline=False).decode("ascii")  # base64.b64encode without its wrapper
 
 
 def _new_key() -> tuple[str, bytes]:
@@ -78,8 +77,8 @@ class AesGcmKeys(ABC):
     def __init__(self) -> None:
         self._opened: dict[str, AESGCM] = {}  # key id -> the cipher of that key
         self._lock = threading.Lock()
-        # subject -> (key id, key, the subject as text, its cipher): made, not yet stored
-        self._unsaved: dict[UUID, tuple[str, bytes, str, AESGCM]] = {}
+        # subject (its UUID's int: hashed in C) -> (key id, key, the subject as text, its cipher): made, not yet stored
+        self._unsaved: dict[int, tuple[str, bytes, str, AESGCM]] = {}
 
     # -- storage, per backend
 
@@ -109,13 +108,13 @@ class AesGcmKeys(ABC):
     def seal(self, subject: UUID, plaintext: bytes, new: bool = False) -> dict[str, str]:
         """``plaintext`` under the subject's current key (made on first use; ``new``: no key can exist yet)."""
         with self._lock:
-            held = self._unsaved.get(subject)
+            held = self._unsaved.get(subject.int)
             if held is None:
                 name = str(subject)
                 found = None if new else self._current(name)
                 if found is None:
                     key_id, key = _new_key()
-                    held = self._unsaved[subject] = (key_id, key, name, AESGCM(key))
+                    held = self._unsaved[subject.int] = (key_id, key, name, AESGCM(key))
                 else:
                     held = (found[0], found[1], name, AESGCM(found[1]))
         key_id, _, name, cipher = held
@@ -134,9 +133,12 @@ class AesGcmKeys(ABC):
             if subjects is None:
                 return [(name, key_id, key) for key_id, key, name, _ in held.values()]
             rows = []
-            for subject in subjects:
-                entry = held.get(subject)
-                if entry is not None:
+            seen: set[int] = set()
+            for subject in subjects:  # in the order given (the log's): the order keys are read back in
+                number = subject.int
+                entry = held.get(number)
+                if entry is not None and number not in seen:
+                    seen.add(number)
                     rows.append((entry[2], entry[0], entry[1]))
             return rows
 
@@ -407,11 +409,10 @@ class PostgresKeys(AesGcmKeys):
     def _add(self, subject: str, key_id: str, key: bytes) -> None:
         self._db().execute(f"INSERT INTO {KEY_TABLE} (key_id, subject, key) VALUES (%s, %s, %s)", (key_id, subject, key))
 
-    _ADD_ALL = f"INSERT INTO {KEY_TABLE} (subject, key_id, key) SELECT * FROM unnest(%s::text[], %s::text[], %s::bytea[])"
-
-    def insert_statement(self) -> str:
-        """The INSERT of (subjects, key ids, keys) arrays, for a recorder to run in the events' statement."""
-        return self._ADD_ALL
+    _ADD_ALL = (
+        f"INSERT INTO {KEY_TABLE} (subject, key_id, key) SELECT * FROM unnest(%s::text[], %s::text[], %s::bytea[]) "
+        "ON CONFLICT (key_id) DO NOTHING"
+    )
 
     def ensure_table(self) -> None:
         """The key table exists (made on first use)."""
