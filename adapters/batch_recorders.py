@@ -8,7 +8,9 @@ batch is written:
 
 - SQLite: multi-row ``INSERT ... VALUES (...), (...)`` statements. Inside the
   write transaction rowids are allocated one after another, so the ids of a
-  statement are the ``lastrowid - n + 1 .. lastrowid``.
+  statement are the ``lastrowid - n + 1 .. lastrowid``. The new data keys
+  sealed into the batch go into the key table of the same file first, in the
+  same transaction: a command is one durable commit.
 - PostgreSQL: one ``INSERT ... SELECT FROM unnest(ids, versions, topics,
   states)`` over four plain arrays, which psycopg adapts without a Python
   object per event.
@@ -30,14 +32,31 @@ ROWS_PER_STATEMENT = 500  # 4 parameters a row: well under SQLite's 32,766 host 
 
 
 class BatchSQLiteApplicationRecorder(SQLiteApplicationRecorder):
-    """SQLite: a batch of events in multi-row INSERT statements."""
+    """SQLite: a batch of events in multi-row INSERT statements, with the data keys sealed into them."""
 
-    data_keys: Any = None  # the app's data keys: the keys sealed into these events are stored first
+    data_keys: Any = None  # the app's data keys (``SqliteKeys`` on this file): new keys go in the events' transaction
 
-    def _insert_events(self, c: Any, stored_events: Sequence[StoredEvent], **_: Any) -> Sequence[int] | None:
-        if self.data_keys is not None:
-            self.data_keys.save_keys()  # their own file: committed before the events are
+    def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
+        """Store the batch and the new data keys sealed into it in one transaction (one commit); their notification ids."""
+        keys = self._new_keys(stored_events)
+        with self.datastore.transaction(commit=True) as c:
+            ids = self._insert_events(c, stored_events, keys=keys, **kwargs)
+        if keys:
+            self.data_keys.saved(keys)  # committed: only now are they no longer held
+        return ids
+
+    def _new_keys(self, stored_events: Sequence[StoredEvent]) -> list[Any]:
+        if self.data_keys is None or not hasattr(self.data_keys, "write"):
+            return []
+        return list(self.data_keys.unsaved_keys(dict.fromkeys(s.originator_id for s in stored_events)))
+
+    def _insert_events(self, c: Any, stored_events: Sequence[StoredEvent], keys: list[Any] | None = None, **_: Any) -> Sequence[int] | None:
         cursor = c.sqlite_cursor  # the library's wrapper hides lastrowid
+        if keys is None:
+            keys = self._new_keys(stored_events)  # held until a later save's commit
+        if keys:
+            cursor.execute("PRAGMA secure_delete = ON")  # key pages this connection frees or moves leave no copy
+            self.data_keys.write(cursor, keys)
         ids: list[int] = []
         for start in range(0, len(stored_events), ROWS_PER_STATEMENT):
             chunk = stored_events[start : start + ROWS_PER_STATEMENT]

@@ -19,7 +19,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from mnemolog.adapters.data_keys import KEY_FILE, AesGcmKeys, MemoryKeys, PostgresKeys, SqliteKeys
+from mnemolog.adapters.data_keys import (
+    KEY_FILE,
+    AesGcmKeys,
+    MemoryKeys,
+    PostgresKeys,
+    SqliteKeys,
+    owner_only,
+)
 from mnemolog.adapters.settings import Settings, load_settings
 from mnemolog.adapters.tokens import count_tokens  # the tokenizer itself loads on the first count
 from mnemolog.domain.application import MnemologApp, keyed_app_class
@@ -167,7 +174,8 @@ class Store:
         The views held the erased text in clear; rebuilt, they hold what the
         log still opens. SQLite keeps deleted rows in free pages and recent
         pages in its write-ahead log: the view and key files are vacuumed and
-        every write-ahead log is checkpointed and truncated. PostgreSQL's
+        every write-ahead log is checkpointed and truncated (the data keys live
+        in ``events.sqlite``; deleted with ``secure_delete``). PostgreSQL's
         rebuild replaces the view tables; the key table is vacuumed in full.
         """
         self.rebuild()
@@ -177,7 +185,7 @@ class Store:
         import sqlite3
 
         home = Path(self.location)
-        for name, vacuum in (("views.sqlite", True), ("events.sqlite", False), (KEY_FILE, False)):
+        for name, vacuum in (("views.sqlite", True), ("events.sqlite", False)):
             path = home / name
             if not path.exists():
                 continue
@@ -263,7 +271,13 @@ def open_store(settings: Settings | None = None, clock: Clock = utc_now) -> Stor
         # migration tracking race ("Failed to record tracking for __migration__ 1"), so
         # schema creation, like PostgreSQL's under its advisory lock, is one process at a time.
         with _file_lock(home / OPEN_LOCK):
-            file_keys = SqliteKeys(home / KEY_FILE)
+            # The data keys live in the log's own file (owner-only, made so before the library
+            # opens it): new keys are written in the events' transaction. A store made before
+            # kept them in data-keys.sqlite: moved in here, that file overwritten and removed.
+            owner_only(events)
+            file_keys = SqliteKeys(events)
+            file_keys.ensure_table()
+            file_keys.adopt(home / KEY_FILE)
             app = MnemologApp(env=env, keys=file_keys)
             view = _open_sqlite_views(app, home / "views.sqlite")
         return Store(app, view, settings, "sqlite", str(home), clock, env, file_keys)

@@ -27,7 +27,7 @@ import re
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterator
-from functools import cache, lru_cache
+from functools import lru_cache
 from typing import Any
 
 from mnemolog.adapters.redaction_prefilter import Prefilter
@@ -134,6 +134,11 @@ def shannon_entropy(value: str) -> float:
     return -sum(count / size * math.log2(count / size) for count in counts.values())
 
 
+_ASCII_LOWER = re.compile("[a-z]")
+_ASCII_UPPER = re.compile("[A-Z]")
+_ASCII_DIGIT = re.compile("[0-9]")
+
+
 def _looks_random(name: str, value: str) -> bool:
     """Whether an assigned value is a likely secret rather than a path, hash or id."""
     if _UUID.match(value) or value.startswith(("/", "./", "../", "~")) or "//" in value:
@@ -143,13 +148,18 @@ def _looks_random(name: str, value: str) -> bool:
     if _HEX.match(value):
         # Commit hashes and digests are hex too: only a secret-sounding name makes them secret.
         return bool(_HEX_SECRET_NAME.search(name)) and shannon_entropy(value) > 3.0
-    classes = sum(
-        (
-            any(c.islower() for c in value),
-            any(c.isupper() for c in value),
-            any(c.isdigit() for c in value),
+    if value.isascii():  # every value the assignment rule takes: the same answer, by three scans in C
+        classes = (_ASCII_LOWER.search(value) is not None) + (_ASCII_UPPER.search(value) is not None) + (
+            _ASCII_DIGIT.search(value) is not None
         )
-    )
+    else:
+        classes = sum(
+            (
+                any(c.islower() for c in value),
+                any(c.isupper() for c in value),
+                any(c.isdigit() for c in value),
+            )
+        )
     if classes < 3:
         return False
     threshold = min(4.5, math.log2(len(value)) - 0.6)
@@ -245,40 +255,51 @@ def _plausible_value(value: str) -> bool:
     return not _CODE_REFERENCE.match(value) and value.upper() != REDACTED.strip("[]")
 
 
-def _keyword_spans(text: str, lowered: Callable[[], str], may: frozenset[int]) -> Iterator[Span]:
-    """Secrets under secret-sounding names, looked for only around those names (``may``: rules that may match)."""
+def _refined(text: str, may: frozenset[int]) -> frozenset[int]:
+    """``may`` without the keyword rules whose closer RE2 forms (the second pass) do not match in ``text``."""
     rules = _rules()
-    if rules.keyword_hint not in may:
-        return
     narrowed = set(may - rules.keywords)
     for numbers, refine in rules.keyword_refine:
         if may.isdisjoint(numbers):
             continue
         found = refine.candidates(text)
         narrowed.update(numbers if found is None else (numbers[n] for n in found))
-    may = frozenset(narrowed) & may
-    codex = [rule for number, rule in zip(rules.codex_keywords, _KEYWORD_RULES, strict=True) if number in may]
-    named = rules.named_value in may
-    library = [rule for number, rule in zip(rules.library_keywords, _library_keyword_rules(), strict=True) if number in may]
-    if not (codex or named or library):
+    return frozenset(narrowed) & may
+
+
+def _keyword_spans(text: str, lowered: Callable[[], str], may: frozenset[int]) -> Iterator[Span]:
+    """Secrets under secret-sounding names, looked for only around those names (``may``: rules that may match).
+
+    Each window is a text of its own for the rules (``finditer`` over it): a rule whose RE2 form does not
+    match in a window cannot match there either, so with several windows each is narrowed again.
+    """
+    rules = _rules()
+    if rules.keyword_hint not in may:
         return
-    for start, end in _keyword_windows(text, _KEYWORD_HINT, lowered()):
+    may = _refined(text, may)
+    if may.isdisjoint(rules.keywords):
+        return
+    windows = _keyword_windows(text, _KEYWORD_HINT, lowered())
+    for start, end in windows:
         window = text[start:end]
-        for pattern, group in codex:
-            for match in pattern.finditer(window):
-                a, b = match.span(group)
-                yield start + a, start + b
-        if named:
+        here = may if len(windows) == 1 else _refined(window, may)
+        for number, (pattern, group) in zip(rules.codex_keywords, _KEYWORD_RULES, strict=True):
+            if number in here:
+                for match in pattern.finditer(window):
+                    a, b = match.span(group)
+                    yield start + a, start + b
+        if rules.named_value in here:
             for match in _NAMED_VALUE.finditer(window):
                 if _plausible_value(match.group(1)):
                     a, b = match.span(1)
                     yield start + a, start + b
-        for pattern, lib_group in library:
-            for match in pattern.finditer(window):
-                a, b = match.span(lib_group)
-                value = window[a:b]
-                if b - a >= 8 and not _HAS_SPACE.search(value) and _plausible_value(value):
-                    yield start + a, start + b
+        for number, (pattern, lib_group) in zip(rules.library_keywords, _library_keyword_rules(), strict=True):
+            if number in here:
+                for match in pattern.finditer(window):
+                    a, b = match.span(lib_group)
+                    value = window[a:b]
+                    if b - a >= 8 and not _HAS_SPACE.search(value) and _plausible_value(value):
+                        yield start + a, start + b
 
 
 def _near_name_spans(text: str, lowered: Callable[[], str], may: frozenset[int]) -> Iterator[Span]:
@@ -323,6 +344,11 @@ class _Rules:
         self.extra = add([pattern for pattern, _ in _EXTRA_RULES])
         self.library = add([pattern for pattern, _ in _library_rules()])
         self.keywords = frozenset((self.named_value, *self.codex_keywords, *self.library_keywords))
+        # The token rules matched anywhere, by number: (pattern, secret group, shortest secret kept).
+        self.anywhere: dict[int, tuple[re.Pattern[str], int | None, int]] = {
+            **{n: (p, g, 1) for n, (p, g) in zip(self.extra, _EXTRA_RULES, strict=True)},
+            **{n: (p, g, 6) for n, (p, g) in zip(self.library, _library_rules(), strict=True)},
+        }
         self.patterns = tuple(patterns)
         # The keyword rules' first-pass forms stop at the loop after the name (``token[\w.-]*``), so
         # they hold for every text naming a token; a second pass keeps those loops, for these rules
@@ -371,6 +397,21 @@ def _unescaped_index(quotes: list[int], index: int) -> int:
     return index + bisect_right(quotes, index)
 
 
+class _Lowered:
+    """``text.lower()``, made at the first call (cheaper to set up than ``functools.cache``)."""
+
+    __slots__ = ("text", "value")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.value: str | None = None
+
+    def __call__(self) -> str:
+        if self.value is None:
+            self.value = self.text.lower()
+        return self.value
+
+
 def _find_spans(text: str) -> list[Span]:
     rules = _rules()
     if len(text) < rules.shortest:
@@ -385,21 +426,18 @@ def _find_spans(text: str) -> list[Span]:
         spans.extend(match.span() for match in _PRIVATE_KEY_BLOCK.finditer(text))
     if rules.putty in may and "PuTTY-User-Key-File" in text:
         spans.extend(match.span() for match in _PUTTY_KEY.finditer(text))
-    for number, (pattern, group) in zip(rules.extra, _EXTRA_RULES, strict=True):
-        if number in may:
+    anywhere = rules.anywhere
+    for number in may:  # only the rules the prefilter named (the order is lost in _merge's sort)
+        rule = anywhere.get(number)
+        if rule is not None:
+            pattern, group, shortest = rule
             for match in pattern.finditer(text):
                 span = _secret_span(match, group)
-                if span:
-                    spans.append(span)
-    for number, (pattern, lib_group) in zip(rules.library, _library_rules(), strict=True):
-        if number in may:
-            for match in pattern.finditer(text):
-                span = _secret_span(match, lib_group)
-                if span and span[1] - span[0] >= 6:
+                if span and span[1] - span[0] >= shortest:
                     spans.append(span)
     near_names = rules.near_hint in may and not may.isdisjoint(rules.near_names)
     if near_names or (rules.keyword_hint in may and not may.isdisjoint(rules.keywords)):
-        lowered = cache(text.lower)  # one lower-cased copy for both keyword scans, made when needed
+        lowered = _Lowered(text)  # one lower-cased copy for both keyword scans, made when needed
         spans.extend(_keyword_spans(text, lowered, may))
         if near_names:
             spans.extend(_near_name_spans(text, lowered, may))

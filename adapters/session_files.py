@@ -22,6 +22,7 @@ import re
 import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import IO, Any
 
@@ -76,8 +77,14 @@ class SessionFile:
     """A discovered session file, its guessed source agent, and a per-file error if any."""
 
     path: Path
-    source: str  # "codex" | "claude-code" | "unknown"
+    located: str | None  # the source its location tells ("codex" | "claude-code" | "unknown"), None: its content will
     error: str | None = None
+
+    @cached_property
+    def source(self) -> str:
+        """``"codex"``, ``"claude-code"`` or ``"unknown"``: from the location, else from the first lines
+        (read only when asked: ingest detects the format from the content it reads anyway)."""
+        return self.located if self.located is not None else _source_from_content(self.path)
 
 
 @dataclass
@@ -88,6 +95,8 @@ class DecodedLines:
     line_count: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
     numbers: list[int] = field(default_factory=list)  # the line number of each record
+    texts: list[str] = field(default_factory=list)  # the JSON text of each record (to find an item's line)
+    unstorable: bool = False  # a line escapes a surrogate or NUL (the only way a string decoded from it gets one)
     problems: list[tuple[int, str]] = field(default_factory=list)  # (line number, reason)
 
     def skip(self, reason: str, line: int = 0) -> None:
@@ -211,21 +220,10 @@ def _describe(path: Path) -> SessionFile:
         info = os.stat(path)
     except (OSError, ValueError) as exc:
         reason = _os_error_reason(exc) if isinstance(exc, OSError) else "invalid file name"
-        return SessionFile(
-            path=path,
-            source=_source_from_location(path) or UNKNOWN,
-            error=reason,
-        )
+        return SessionFile(path, _source_from_location(path) or UNKNOWN, reason)
     if not stat.S_ISREG(info.st_mode):
-        return SessionFile(
-            path=path,
-            source=_source_from_location(path) or UNKNOWN,
-            error=_not_regular(info.st_mode),
-        )
-    source = _source_from_location(path)
-    if source is None:
-        source = _source_from_content(path)
-    return SessionFile(path=path, source=source)
+        return SessionFile(path, _source_from_location(path) or UNKNOWN, _not_regular(info.st_mode))
+    return SessionFile(path, _source_from_location(path))
 
 
 def _source_from_location(path: Path) -> str | None:
@@ -397,8 +395,8 @@ def _nesting(value: Any, limit: int) -> bool:
     return True
 
 
-def _decode_line(raw: bytes, limits: ReadLimits) -> dict[str, Any] | str:
-    """One line's object, or the reason it is skipped."""
+def _decode_line(raw: bytes, limits: ReadLimits) -> tuple[dict[str, Any], str] | str:
+    """One line's object and its text, or the reason it is skipped."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -414,10 +412,10 @@ def _decode_line(raw: bytes, limits: ReadLimits) -> dict[str, Any] | str:
     # A line with no more brackets than the limit cannot nest deeper (brackets in strings only add).
     if raw.count(b"{") + raw.count(b"[") > limits.max_nesting and not _nesting(value, limits.max_nesting):
         return "nested too deep"
-    if _RISKY_ESCAPE.search(raw):
+    if b"\\u" in raw and _RISKY_ESCAPE.search(raw):
         cleaned: dict[str, Any] = _clean_strings(value)
-        return cleaned
-    return value
+        return cleaned, text
+    return value, text
 
 
 def _decode_into(lines: DecodedLines, stream: IO[bytes], limits: ReadLimits) -> None:
@@ -437,7 +435,10 @@ def _decode_into(lines: DecodedLines, stream: IO[bytes], limits: ReadLimits) -> 
         if isinstance(value, str):
             lines.skip(value, number)
             continue
-        lines.records.append(value)
+        if b"\\u" in raw and _RISKY_ESCAPE.search(raw):
+            lines.unstorable = True
+        lines.records.append(value[0])
+        lines.texts.append(value[1])
         lines.numbers.append(number)
 
 
@@ -541,7 +542,7 @@ def read_session(
         reader = read_claude_records
     else:
         raise SessionReadError(shown_path, "not a Codex or Claude Code session file")
-    transcript = with_lines(_read_guarded(reader, lines, shown_path), lines.records, lines.numbers)  # evidence spans cite lines
+    transcript = with_lines(_read_guarded(reader, lines, shown_path), lines.records, lines.numbers, lines.texts)  # evidence spans cite lines
     notes = [f"{shown_path}:{line}: {reason} (line skipped)" for line, reason in sorted(lines.problems)]
     if len(notes) > MAX_WARNINGS:
         notes = [*notes[:MAX_WARNINGS], f"{shown_path}: {len(notes) - MAX_WARNINGS} more lines skipped"]
@@ -550,7 +551,10 @@ def read_session(
         counted = ", ".join(f"{n} {r}" for r, n in sorted(by_reader.items()))
         notes.append(f"{shown_path}: {sum(by_reader.values())} lines skipped ({counted})")
     meta, field_notes = checked_meta(transcript.meta, shown_path)
-    return storable(transcript.model_copy(update={"meta": meta, "warnings": (*notes, *field_notes)}))
+    transcript = transcript.model_copy(update={"meta": meta, "warnings": (*notes, *field_notes)})
+    # Items hold only strings decoded from the lines (JSON inside strings too): with no escape of a
+    # surrogate or NUL at any depth they hold none. The metadata holds names from the path as well.
+    return storable(transcript, items=lines.unstorable)
 
 
 def _storable_fields(item: Any) -> Any:
@@ -562,9 +566,11 @@ def _storable_fields(item: Any) -> Any:
     return item.model_copy(update=update) if update else item
 
 
-def storable(transcript: Transcript) -> Transcript:
-    """``transcript`` with lone surrogates and NULs replaced in every text (readers decode JSON inside strings too)."""
-    items = [_storable_fields(item) for item in transcript.items]
+def storable(transcript: Transcript, items: bool = True) -> Transcript:
+    """``transcript`` with lone surrogates and NULs replaced in every text (readers decode JSON inside strings too).
+
+    ``items=False``: only the metadata's texts are looked at (the caller knows the items hold none).
+    """
     meta_update = {
         name: _UNSTORABLE.sub("\ufffd", value)
         for name, value in transcript.meta.model_dump().items()
@@ -572,7 +578,9 @@ def storable(transcript: Transcript) -> Transcript:
     }
     if meta_update:
         transcript = transcript.model_copy(update={"meta": transcript.meta.model_copy(update=meta_update)})
-    return transcript.model_copy(update={"items": tuple(items)})
+    if not items:
+        return transcript
+    return transcript.model_copy(update={"items": tuple(_storable_fields(item) for item in transcript.items)})
 
 
 def _read_guarded(reader: Reader, lines: DecodedLines, path: str) -> Transcript:

@@ -6,11 +6,16 @@ record at or after the previous item's whose strings hold a probe of the
 item's text (a short piece of its first line). A string that is itself JSON
 (Codex keeps shell outputs so) is looked into too. An item no record holds
 keeps no line.
+
+Most records do not hold a given probe, and most of those are told so by the
+record's JSON text alone, without gathering its strings: see
+:func:`_literal_probes`.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -41,6 +46,28 @@ def _collect_strings(value: Any, out: list[str], depth: int = 0) -> None:
             _collect_strings(v, out, depth)
 
 
+def _own_strings(value: Any) -> list[str]:
+    """Every string of a JSON value (``json.loads``'s dicts, lists and strs), JSON in them not parsed.
+
+    In no particular order (a probe holds no newline: it is in the joined strings only within one),
+    by a loop over a stack rather than a call per value.
+    """
+    out: list[str] = []
+    if type(value) is not dict and type(value) is not list:
+        _collect_strings(value, out, depth=2)
+        return out
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        for child in current.values() if type(current) is dict else current:
+            kind = type(child)
+            if kind is str:
+                out.append(child)
+            elif kind is dict or kind is list:
+                stack.append(child)
+    return out
+
+
 def _first_line(piece: str) -> str | None:
     for line in piece.split("\n"):
         line = line.strip()
@@ -68,24 +95,65 @@ def _probes(text: str) -> list[str]:
     return [first] if first else []
 
 
-def with_lines(transcript: Transcript, records: Sequence[dict[str, Any]], record_lines: Sequence[int]) -> Transcript:
-    """The transcript with each item's ``line`` set where a record holds its text."""
+# What JSON may write as an escape in a string (besides \uXXXX and \/, which _literal_text rules out):
+# a piece of a probe without these is written verbatim in any JSON text holding the probe, at any depth
+# of JSON in strings.
+_ESCAPED = re.compile(r'["\\\x00-\x1f]+')
+_SHORTEST_PIECE = 3  # shorter pieces are in nearly every record: not worth a search
+
+
+def _literal_pieces(probes: list[str]) -> list[str]:
+    """Pieces of the probes a record's JSON text must hold verbatim if the record holds the probes.
+
+    A string's characters appear in the JSON text as themselves, except for
+    those written as escapes: quote, backslash and control characters (always),
+    ``/`` and any other character (only as ``\\/`` or ``\\uXXXX``, which the
+    caller checks the text has none of). So each run of a probe without the
+    first kind is in the text. JSON inside a string is a string of the outer
+    JSON: the same holds at every depth.
+    """
+    return [piece for probe in probes for piece in _ESCAPED.split(probe) if len(piece) >= _SHORTEST_PIECE]
+
+
+def _literal_text(text: str) -> bool:
+    """Whether ``text`` (a record's JSON) holds no ``\\u`` or ``\\/`` escape (conservatively: neither pair at all)."""
+    return "\\u" not in text and "\\/" not in text
+
+
+def with_lines(
+    transcript: Transcript,
+    records: Sequence[dict[str, Any]],
+    record_lines: Sequence[int],
+    record_texts: Sequence[str] | None = None,
+) -> Transcript:
+    """The transcript with each item's ``line`` set where a record holds its text.
+
+    ``record_texts``: each record's JSON text, when known (it only makes the search faster).
+    """
     if not transcript.items or len(records) != len(record_lines):
         return transcript
+    if record_texts is not None and len(record_texts) != len(records):
+        record_texts = None
     outer: dict[int, str] = {}
     whole: dict[int, str] = {}
+    literal: dict[int, bool] = {}
 
-    def holds(index: int, probes: list[str]) -> bool:
+    def holds(index: int, probes: list[str], verbatim: list[str]) -> bool:
+        if verbatim and record_texts is not None:
+            text = record_texts[index]
+            plain = literal.get(index)
+            if plain is None:
+                plain = literal[index] = _literal_text(text)
+            if plain and not all(probe in text for probe in verbatim):
+                return False
         # Probes hold no newline, so a probe is in the joined strings only within one of them: the
         # record's own strings are looked at first, and JSON inside them is parsed only when needed.
         if index not in outer:
-            found: list[str] = []
-            _collect_strings(records[index], found, depth=2)
-            outer[index] = "\n".join(found)
+            outer[index] = "\n".join(_own_strings(records[index]))
         if all(probe in outer[index] for probe in probes):
             return True
         if index not in whole:
-            found = []
+            found: list[str] = []
             _collect_strings(records[index], found)
             whole[index] = "\n".join(found)
         return all(probe in whole[index] for probe in probes)
@@ -94,10 +162,11 @@ def with_lines(transcript: Transcript, records: Sequence[dict[str, Any]], record
     at = 0
     for item in transcript.items:
         probes = _probes(item.text)
+        verbatim = _literal_pieces(probes)
         found = None
         if probes:
             for index in range(at, min(len(records), at + LOOKAHEAD)):
-                if holds(index, probes):
+                if holds(index, probes, verbatim):
                     found = index
                     break
         if found is None:

@@ -119,12 +119,28 @@ def _install_skills(target: Any, dry_run: bool, in_repo: bool) -> dict[str, Any]
 
 
 def _take_out_of_repos(manifest: Any) -> None:
-    from mnemolog.adapters.agent_skills import apply_sync, load_record, plan_removal
+    _remove_skill_folders(_repo_skill_folders(manifest), dry_run=False)
+    (manifest.folder / "repos.json").unlink(missing_ok=True)
 
-    record = manifest.folder / "repos.json"
-    for name in load_record(record).get("repos", []):
-        apply_sync(plan_removal(Path(name)), (Path(name), Path(name).parent))
-    record.unlink(missing_ok=True)
+
+def _repo_skill_folders(manifest: Any) -> list[tuple[Path, tuple[Path, ...]]]:
+    """Each repository's .claude/skills mnemolog wrote into, with the folders that go when nothing else is in them."""
+    from mnemolog.adapters.agent_skills import load_record
+
+    return [(Path(f), (Path(f), Path(f).parent)) for f in load_record(manifest.folder / "repos.json").get("repos", [])]
+
+
+def _remove_skill_folders(folders: list[tuple[Path, tuple[Path, ...]]], dry_run: bool) -> list[dict[str, Any]]:
+    """mnemolog's skills (the folders holding its marker) taken out of each folder; a report of each."""
+    from mnemolog.adapters.agent_skills import apply_sync, plan_removal
+
+    done = []
+    for folder, drop in folders:
+        sync = plan_removal(folder)
+        if not dry_run:
+            apply_sync(sync, drop)
+        done.append({**sync.as_dict(), "diff": "".join(e.diff() for e in sync.edits if e.path.name != ".mnemolog-skill")})
+    return done
 
 
 def _trust_codex_hooks(target: Any, manifest: Any, codex: Path | None, no_trust: bool, dry_run: bool) -> str:
@@ -201,24 +217,17 @@ def _uninstall(target: Any, dry_run: bool) -> dict[str, Any]:
 
 def _uninstall_skills(manifest: Any, dry_run: bool) -> list[dict[str, Any]]:
     """Every skill folder mnemolog wrote (it holds the marker) taken out: Claude Code's user folder and the repositories."""
-    from mnemolog.adapters.agent_skills import SETTINGS_KEY, apply_sync, load_record, plan_removal
+    from mnemolog.adapters.agent_skills import SETTINGS_KEY
 
     setup = manifest.extra.get(SETTINGS_KEY)
     if not isinstance(setup, dict) or not setup.get("user_folder"):
         return []
     user_folder = Path(setup["user_folder"])
-    record_path = manifest.folder / "repos.json"
-    folders: list[tuple[Path, tuple[Path, ...]]] = [(user_folder, (user_folder,) if setup.get("created_folder") else ())]
     # A repository's .claude/skills (and .claude) go only when nothing but mnemolog's skills was in them.
-    folders += [(Path(f), (Path(f), Path(f).parent)) for f in load_record(record_path).get("repos", [])]
-    done = []
-    for folder, drop in folders:
-        sync = plan_removal(folder)
-        if not dry_run:
-            apply_sync(sync, drop)
-        done.append({**sync.as_dict(), "diff": "".join(e.diff() for e in sync.edits if e.path.name != ".mnemolog-skill")})
+    folders = [(user_folder, (user_folder,) if setup.get("created_folder") else ()), *_repo_skill_folders(manifest)]
+    done = _remove_skill_folders(folders, dry_run)
     if not dry_run:
-        record_path.unlink(missing_ok=True)
+        (manifest.folder / "repos.json").unlink(missing_ok=True)
     return done
 
 

@@ -12,6 +12,7 @@ import json
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
+from uuid import UUID
 
 from mnemolog.domain.citation import Citation
 from mnemolog.domain.consolidation import Consolidation, PhaseTwoLease
@@ -33,7 +34,10 @@ def js(value: Any) -> str:
     """Stable JSON text."""
     if not value and isinstance(value, list):
         return "[]"  # most keyword, evidence and span lists (the encoder's setup costs more than the answer)
-    return json.dumps(value, sort_keys=True, default=str)
+    return _ENCODER.encode(value)
+
+
+_ENCODER = json.JSONEncoder(sort_keys=True, default=str)  # json.dumps with options builds an encoder per call
 
 
 def _facts_columns(facts: SessionFacts) -> dict[str, Any]:
@@ -275,16 +279,30 @@ def context_line_tokens(count_tokens: Callable[[str], int]) -> Callable[[dict[st
     its context line (see domain.services.read) and its memory_summary.md line (``markdown_folder.summary_line``).
 
     ``ViewRows`` counts them at the flush for every item a batch changed (its text, trust or use count).
+    The lines are made from an ``ItemRow`` holding only what they show (``item_row`` parses
+    every column: times, evidence, spans; a rebuild counts every active item's lines).
     """
+    from mnemolog.domain.reads import ItemRow
     from mnemolog.domain.services.read import context_line
     from mnemolog.projections.markdown_folder import summary_line
-    from mnemolog.projections.reads import (
-        item_row,  # imported here: reads imports this module's neighbours
-    )
+    from mnemolog.projections.reads import json_list
 
     def tokens(row: dict[str, Any]) -> dict[str, int]:
-        item = item_row(row)
-        return {"context_tokens": count_tokens(context_line(item) + "\n"), "summary_tokens": count_tokens(summary_line(item) + "\n")}
+        shown = ItemRow(
+            item_id=UUID(row["id"]),
+            kind=row["kind"],
+            scope=row["scope"],
+            task_group=row["task_group"] or "",
+            title=row["title"] or "",
+            text=row["text"] or "",
+            keywords=tuple(json_list(row["keywords"])),
+            evidence=(),
+            trust=row["trust"],
+            use_count=int(row["use_count"] or 0),
+            pinned=bool(row["pinned"] or 0),
+            skill=_row_skill(row),
+        )
+        return {"context_tokens": count_tokens(context_line(shown) + "\n"), "summary_tokens": count_tokens(summary_line(shown) + "\n")}
 
     return tokens
 
@@ -349,7 +367,10 @@ def _bump(rows: ViewRows, name: str, value: str, at: str | None) -> None:
 
 def context_rank(trust: str) -> int:
     """The order context lists items in: accepted, proposed, doubted (rejected ones never: 3)."""
-    return {"accepted": 0, "proposed": 1, "doubted": 2}.get(trust, UNLISTED_RANK)
+    return _RANKS.get(trust, UNLISTED_RANK)
+
+
+_RANKS = {"accepted": 0, "proposed": 1, "doubted": 2}
 
 
 def _citation(rows: ViewRows, e: Citation.Recorded) -> None:

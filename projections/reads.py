@@ -54,7 +54,7 @@ def scope_filter(project: str | None, column: str = "scope") -> tuple[str, list[
     return f"{column} IN (?, 'global')", [project]
 
 
-def _json_list(value: str | None) -> list[Any]:
+def json_list(value: str | None) -> list[Any]:
     """A JSON list column (``[]`` and NULL without parsing: most rows hold no evidence or spans)."""
     return json.loads(value) if value and value != "[]" else []
 
@@ -68,8 +68,8 @@ def item_row(r: dict[str, Any]) -> ItemRow:
         task_group=r["task_group"] or "",
         title=r["title"] or "",
         text=r["text"] or "",
-        keywords=tuple(_json_list(r["keywords"])),
-        evidence=tuple(UUID(e) for e in _json_list(r["evidence"])),
+        keywords=tuple(json_list(r["keywords"])),
+        evidence=tuple(UUID(e) for e in json_list(r["evidence"])),
         trust=r["trust"],
         status=r["status"],
         valid_from=when(r["valid_from"]),
@@ -85,7 +85,7 @@ def item_row(r: dict[str, Any]) -> ItemRow:
         last_served=when(r.get("last_served")),
         context_tokens=r.get("context_tokens"),
         summary_tokens=r.get("summary_tokens"),
-        spans=tuple(EvidenceSpan.model_validate(s) for s in _json_list(r.get("spans"))),
+        spans=tuple(EvidenceSpan.model_validate(s) for s in json_list(r.get("spans"))),
         skill=Skill.model_validate_json(r["skill"]) if r.get("skill") else None,
     )
 

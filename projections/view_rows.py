@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import cache
+from operator import itemgetter
 from typing import Any
 
 from mnemolog.projections.schema import TABLES, table
@@ -43,6 +44,14 @@ def columns(name: str) -> tuple[str, ...]:
 def key_column(name: str) -> str:
     """The primary key of a view table whose rows are kept here (its first column)."""
     return columns(name)[0]
+
+
+@cache
+def _values(name: str) -> Callable[[dict[str, Any]], tuple[Any, ...]]:
+    """A row's values in ``columns`` order, as one tuple (itemgetter: no Python loop per column)."""
+    cols = columns(name)
+    get = itemgetter(*cols)
+    return get if len(cols) > 1 else lambda row: (get(row),)
 
 
 @cache
@@ -78,6 +87,7 @@ class ViewRows:
         ] = {}  # item id -> (id, row) or dropped
         self._search_id: int | None = None
         self._listed_before: dict[str, str | None] = {}  # item id -> the scope listing it before this batch
+        self._new_items: set[str] = set()  # items added in this batch: no evidence or search row of theirs is stored yet
 
     def __len__(self) -> int:
         """How many rows are held (a rebuild flushes when this grows past its window)."""
@@ -101,6 +111,7 @@ class ViewRows:
         key = str(row[key_column(name)])
         if name == "items":
             self._listed_before.setdefault(key, None)  # a new item (an Added event is an item's first)
+            self._new_items.add(key)
         self._rows[name][key] = row
         self._dirty[name][key] = None
 
@@ -140,15 +151,13 @@ class ViewRows:
         self._flush_counts()
         for name, dirty in self._dirty.items():
             if dirty:
-                cols = columns(name)
                 held = self._rows[name]
-                sql.many(
-                    _upsert(name),
-                    [[row[c] for c in cols] for key in dirty if (row := held[key]) is not None],
-                )
+                values = _values(name)
+                sql.many(_upsert(name), [values(row) for key in dirty if (row := held[key]) is not None])
         evidence = table("item_evidence")
+        new = self._new_items
         if self._evidence:
-            sql.many(f"DELETE FROM {evidence} WHERE item_id = ?", [(i,) for i in self._evidence])
+            sql.many(f"DELETE FROM {evidence} WHERE item_id = ?", [(i,) for i in self._evidence if i not in new])
             sql.many(
                 f"INSERT INTO {evidence} (item_id, session_id) VALUES (?, ?)",
                 [(i, s) for i, sessions in self._evidence.items() for s in sessions],
@@ -156,7 +165,7 @@ class ViewRows:
         search = table("search_rows")
         if self._search:
             sql.many(
-                f"DELETE FROM {search} WHERE item_id = ?", [(i,) for i in self._search]
+                f"DELETE FROM {search} WHERE item_id = ?", [(i,) for i in self._search if i not in new]
             )  # by its unique index
             sql.many(
                 f"INSERT INTO {search} (id, item_id, scope, kind, title, text, keywords) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -193,3 +202,4 @@ class ViewRows:
         self._evidence.clear()
         self._search.clear()
         self._listed_before.clear()
+        self._new_items.clear()

@@ -6,14 +6,13 @@ fitted from per-line counts (commit e1b830f), for varied models: skills,
 four scopes, forty task groups, tasks over sixty days, sessions, a profile;
 summaries cut by the real o200k tokenizer and by word counts, at several
 budgets, for the shared folder and for one project. Regenerate only for an
-intended format change: ``UPDATE_RECORDED=1 pytest tests/unit/test_folder_recorded.py`` (each render records itself instead of comparing).
+intended format change: ``.venv/bin/python tests/unit/test_folder_recorded.py``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import random
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -117,18 +116,15 @@ def _render(case: str) -> dict[str, str]:
     return render_folder(varied_model(n, project=project), counter, budget)
 
 
-def _record(case: str, digests: dict[str, str]) -> None:
-    recorded = json.loads(RECORDED.read_text()) if RECORDED.exists() else {}
-    recorded[case] = digests
-    RECORDED.write_text(json.dumps(recorded, indent=1, sort_keys=True) + "\n")
+def record() -> None:
+    """Write the digests of today's renders (an intended format change only)."""
+    RECORDED.write_text(json.dumps({case: _digests(_render(case)) for case in CASES}, indent=1, sort_keys=True) + "\n")
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_folder_is_byte_identical_to_the_recorded_render(case: str) -> None:
-    files = _render(case)
-    if os.environ.get("UPDATE_RECORDED"):  # an intended format change: record this render (review the diff)
-        _record(case, _digests(files))
     recorded = json.loads(RECORDED.read_text())[case]
+    files = _render(case)
     assert _digests(files) == recorded
     skills = render_skills(varied_model(CASES[case][0], project=CASES[case][1]))
     assert {f"skills/{name}/SKILL.md": text for name, text in skills.items()} == {p: t for p, t in files.items() if p.startswith("skills/")}
@@ -149,3 +145,7 @@ def test_a_plans_summed_tokens_are_its_texts_tokens(profile: str) -> None:
     for kept, shown_groups, profile_words in plans:
         plan = folder._SummaryPlan(kept, shown_groups, profile_words)
         assert renderer.tokens(plan) == count_tokens(renderer.render(plan)), plan
+
+
+if __name__ == "__main__":
+    record()

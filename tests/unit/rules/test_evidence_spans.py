@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from mnemolog.adapters.transcript_lines import with_lines
 from mnemolog.domain.evidence_spans import QUOTE_WORDS, locate_spans
@@ -70,3 +70,74 @@ def test_each_item_gets_the_file_line_of_the_record_it_came_from() -> None:
     )
     placed = with_lines(transcript, records, [1, 3, 4, 6])  # blank lines in the file shift the numbers
     assert [i.line for i in placed.items] == [3, 4, 6, None]
+
+
+def test_the_lines_json_text_finds_the_same_record_whatever_escapes_its_writer_used() -> None:
+    """Found from each record's JSON text as read, as from its objects: escaped characters, JSON in strings, keys."""
+    texts = ["café au lait", 'say "hi"\tnow', "src/app.py: 3 errors", "déjà vu in a/b", "key_name_here"]
+    records = [
+        {"message": texts[0]},
+        {"message": texts[1]},
+        {"output": json.dumps({"output": texts[2]})},
+        {"message": "x", "inner": json.dumps({"deep": texts[3]})},
+        {"key_name_here": "not a value"},  # a probe in a key only is not held
+        {"message": texts[4]},
+    ]
+    transcript = Transcript(
+        meta=SessionMeta(source="codex", native_id="t", path="/p"),
+        items=tuple(TranscriptItem(kind=ItemKind.USER, text=t) for t in texts),
+    )
+    numbers = list(range(1, len(records) + 1))
+    expected = [i.line for i in with_lines(transcript, records, numbers).items]
+    assert expected == [1, 2, 3, 4, 6]  # the objects alone decide (the reference)
+    for writer in (
+        lambda r: json.dumps(r),
+        lambda r: json.dumps(r, ensure_ascii=False),
+        lambda r: json.dumps(r).replace("/", "\\/"),
+        lambda r: json.dumps(r, ensure_ascii=False, separators=(",", ":")),
+    ):
+        lines = [writer(r) for r in records]
+        assert [json.loads(line) for line in lines] == records
+        assert [i.line for i in with_lines(transcript, records, numbers, lines).items] == expected
+
+
+_PIECES = st.sampled_from(["make test", "é", '"', "\\", "/", "\n", "\t", "\x00", "ab", " ", "{", "[1]", ":", "\\u00e9", "\u2028", "x"])
+_TEXTS = st.lists(_PIECES, max_size=8).map("".join)
+_JSON = st.recursive(
+    _TEXTS | st.integers(0, 99),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_TEXTS, inner, max_size=3) | inner.map(json.dumps),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(
+    st.lists(st.dictionaries(_TEXTS, _JSON, min_size=1, max_size=3), min_size=1, max_size=5),
+    st.lists(_TEXTS, min_size=1, max_size=5),
+    st.sampled_from(["ascii", "utf-8", "slashes", "compact"]),
+)
+def test_the_json_text_never_changes_which_line_an_item_gets(records: list[dict], texts: list[str], writer: str) -> None:
+    """Random records (escapes, JSON in strings, keys holding the text) written in each style: the same lines."""
+    lines = {
+        "ascii": [json.dumps(r) for r in records],
+        "utf-8": [json.dumps(r, ensure_ascii=False) for r in records],
+        "slashes": [json.dumps(r).replace("/", "\\/") for r in records],
+        "compact": [json.dumps(r, ensure_ascii=False, separators=(",", ":")) for r in records],
+    }[writer]
+    leaves = [s for r in records for s in _strings(r)]
+    transcript = Transcript(
+        meta=SessionMeta(source="codex", native_id="t", path="/p"),
+        items=tuple(TranscriptItem(kind=ItemKind.USER, text=(leaves[n % len(leaves)] if leaves and n % 2 else t)) for n, t in enumerate(texts)),
+    )
+    numbers = list(range(1, len(records) + 1))
+    assert with_lines(transcript, records, numbers, lines) == with_lines(transcript, records, numbers)
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
