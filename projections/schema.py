@@ -175,6 +175,6 @@ def _line_format() -> str:
         consts = [shape(c) if isinstance(c, CodeType) else repr(c) for c in code.co_consts]
         return repr((code.co_code, code.co_names, consts))
 
-    summary = (folder.summary_line, folder._summary_bullet, folder._tip_line, folder._topic_line, folder._short, folder._inline, folder.strip_bold, folder._unbold, folder._marker, folder._group_name)
+    summary = (folder.summary_line, folder._summary_bullet, folder._tip_line, folder._topic_line, folder._short, folder._inline, folder.strip_bold, folder.code_span_flags, folder._unbold, folder._marker, folder._group_name)
     return shape(read._context_line.__code__) + shape(read.context_line.__code__) + "".join(shape(f.__code__) for f in summary)
 
