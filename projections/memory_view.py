@@ -9,19 +9,22 @@ needed, written in bulk when the batch is flushed), never the tables directly.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mnemolog.domain.citation import Citation
-from mnemolog.domain.consolidation import Consolidation, PhaseTwoLease
-from mnemolog.domain.injection import Injection
-from mnemolog.domain.memory_item import ItemStatus, MemoryItem
-from mnemolog.domain.note import Note
-from mnemolog.domain.session import Session, SessionFacts
-from mnemolog.domain.skill import Skill, skill_texts
-from mnemolog.domain.tombstone import Tombstone
 from mnemolog.projections.view_rows import UNLISTED_RANK, ViewRows, key_column
+
+if TYPE_CHECKING:  # at run time bound by the first event of each aggregate (see RULES)
+    from mnemolog.domain.citation import Citation
+    from mnemolog.domain.consolidation import Consolidation
+    from mnemolog.domain.injection import Injection
+    from mnemolog.domain.memory_item import ItemStatus, MemoryItem
+    from mnemolog.domain.note import Note
+    from mnemolog.domain.session import Session, SessionFacts
+    from mnemolog.domain.skill import Skill, skill_texts
+    from mnemolog.domain.tombstone import Tombstone
 
 
 def iso(value: datetime | None) -> str | None:
@@ -447,21 +450,60 @@ def _ignore(rows: ViewRows, e: Any) -> None:
     return None
 
 
-HANDLERS: tuple[tuple[type, Callable[[ViewRows, Any], None]], ...] = (
-    (Session.Event, _session),
-    (MemoryItem.Event, _item),
-    (Consolidation.Event, _consolidation),
-    (Citation.Recorded, _citation),
-    (Injection.Served, _injection),
-    (Tombstone.Event, _tombstone),
-    (Note.Event, _note),
-    (PhaseTwoLease.Event, _ignore),
+Rule = Callable[[ViewRows, Any], None]
+
+# Each rule with the event class it takes (module, class), first match wins. The domain's modules are
+# not imported here: building an aggregate's pydantic event classes costs ~1 ms each, and the
+# SessionStart hook projects one Injection (its previous run's) and needs no other aggregate. An
+# event's own module is loaded already (the mapper resolved its topic to decode it), so the first event
+# of a class binds the names the rules use from every loaded module (_NAMES) and is matched against the
+# rules whose module is loaded: a class outside every loaded module cannot be an instance of theirs.
+RULES: tuple[tuple[str, str, Rule], ...] = (
+    ("mnemolog.domain.session", "Session.Event", _session),
+    ("mnemolog.domain.memory_item", "MemoryItem.Event", _item),
+    ("mnemolog.domain.consolidation", "Consolidation.Event", _consolidation),
+    ("mnemolog.domain.citation", "Citation.Recorded", _citation),
+    ("mnemolog.domain.injection", "Injection.Served", _injection),
+    ("mnemolog.domain.tombstone", "Tombstone.Event", _tombstone),
+    ("mnemolog.domain.note", "Note.Event", _note),
+    ("mnemolog.domain.consolidation", "PhaseTwoLease.Event", _ignore),
 )
+
+# The names the rules above call, by the module that defines them (the imports under TYPE_CHECKING).
+_NAMES: dict[str, tuple[str, ...]] = {
+    "mnemolog.domain.citation": ("Citation",),
+    "mnemolog.domain.consolidation": ("Consolidation",),
+    "mnemolog.domain.injection": ("Injection",),
+    "mnemolog.domain.memory_item": ("ItemStatus", "MemoryItem"),
+    "mnemolog.domain.note": ("Note",),
+    "mnemolog.domain.session": ("Session", "SessionFacts"),
+    "mnemolog.domain.skill": ("Skill", "skill_texts"),
+    "mnemolog.domain.tombstone": ("Tombstone",),
+}
+
+_RULE_OF: dict[type, Rule | None] = {}  # each event class seen, and its rule (None: ignored)
+
+
+def _rule_for(cls: type) -> Rule | None:
+    """The rule for events of ``cls`` (None: no rule takes them), binding the names the rules use."""
+    loaded = {name: sys.modules[name] for name in _NAMES if name in sys.modules}
+    for module_name, module in loaded.items():
+        for name in _NAMES[module_name]:
+            globals()[name] = getattr(module, name)
+    for module_name, path, rule in RULES:
+        if module_name in loaded:
+            owner, attribute = path.split(".")
+            if issubclass(cls, getattr(getattr(loaded[module_name], owner), attribute)):
+                return rule
+    return None
 
 
 def apply_event(rows: ViewRows, domain_event: Any) -> None:
     """Apply one event to the view tables (unknown event types are ignored)."""
-    for cls, handler in HANDLERS:
-        if isinstance(domain_event, cls):
-            handler(rows, domain_event)
-            return
+    cls = type(domain_event)
+    try:
+        rule = _RULE_OF[cls]
+    except KeyError:
+        rule = _RULE_OF[cls] = _rule_for(cls)
+    if rule is not None:
+        rule(rows, domain_event)
