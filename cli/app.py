@@ -86,7 +86,8 @@ def _run(argv: list[str]) -> object:
 
         given = hook_arguments(argv)
         if given is not None:
-            return context(**given)
+            context(**given)
+            return None
     from mnemolog.cli.command_group import app
 
     return app(args=argv, prog_name="mnemolog", standalone_mode=False)

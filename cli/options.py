@@ -8,7 +8,9 @@ from typing import Any
 from uuid import UUID
 
 import typer
-from mnemolog.cli.context import project_of  # noqa: F401  (the commands' options.project_of: it lives with the store's opening, typer-free)
+
+# The commands call options.project_of; it lives in cli.context, which the SessionStart hook imports without typer.
+from mnemolog.cli.context import project_of as project_of
 from mnemolog.cli.output import Exit, UserError
 
 CWD = typer.Option(None, "--cwd", help="The working folder whose project is read (default: the current folder).")
