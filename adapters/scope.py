@@ -6,9 +6,12 @@ import os
 import re
 import subprocess
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 from mnemolog.domain.plan import GLOBAL_SCOPE
-from mnemolog.domain.transcript import Transcript
+
+if TYPE_CHECKING:  # the transcript's pydantic models: the SessionStart hook finds its project without them
+    from mnemolog.domain.transcript import Transcript
 
 _SCP_LIKE = re.compile(r"^(?:(?P<user>[^@/\s]+)@)?(?P<host>[^:/\s]+):(?P<path>(?!//).*)$")
 _SCHEME = re.compile(r"^(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*)://(?P<rest>.*)$")

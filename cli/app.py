@@ -4,21 +4,17 @@ The commands are loaded lazily: ``mnemolog --help`` lists them from the table
 below without importing any command module, and ``mnemolog NAME`` imports only
 the module that holds NAME (and, inside the command, only what it needs). So a
 command starts without paying for the store, pydantic models, psycopg, openai,
-the tokenizer or the MCP SDK unless it uses them. Help is rendered by click's
-plain formatter (``rich_markup_mode=None``): rich is not imported to print
-help, and help texts may contain brackets such as ``[item:<id>]``.
+the tokenizer or the MCP SDK unless it uses them. The typer application is in
+``cli/command_group.py``; the SessionStart hook (``context --hook``) runs
+without it (``cli/context_command.py``): this module imports no typer.
 """
 
 from __future__ import annotations
 
-import importlib
 import sys
-from functools import cache
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-import typer
 from mnemolog.cli.output import Exit, UserError, environment_failure, errors, store_locked
-from typer.core import TyperGroup
 
 
 class Entry(NamedTuple):
@@ -66,90 +62,55 @@ COMMANDS: dict[str, Entry] = {
     "serve": Entry("serve_commands", "Serve a local web page to see and steer memory (127.0.0.1 only, unless given a token)."),
 }
 
-_SETTINGS: dict[str, Any] = {"add_completion": False, "pretty_exceptions_enable": False, "rich_markup_mode": None}
-
-
-@cache
-def module_commands(module: str) -> TyperGroup:
-    """The click commands one command module registers (built once per process)."""
-    commands = typer.Typer(**_SETTINGS)
-    importlib.import_module(f"mnemolog.cli.{module}").register(commands)
-    return typer.main.get_group(commands)
-
-
-class LazyCommands(TyperGroup):
-    """The top-level group: lists COMMANDS, imports a command's module only when it runs."""
-
-    def list_commands(self, ctx: Any) -> list[str]:
-        """Every command name, in the order --help lists them."""
-        return list(COMMANDS)
-
-    def get_command(self, ctx: Any, cmd_name: str) -> Any:
-        """The command NAME, loading its module; None for an unknown name (click reports it)."""
-        entry = COMMANDS.get(cmd_name)
-        return None if entry is None else module_commands(entry.module).commands.get(cmd_name)
-
-    def format_commands(self, ctx: Any, formatter: Any) -> None:
-        """The command list of --help, from COMMANDS (no module is imported)."""
-        with formatter.section("Commands"):
-            formatter.write_dl([(name, entry.help) for name, entry in COMMANDS.items()])
-
-
-app = typer.Typer(
-    name="mnemolog",
-    help="An event-sourced memory store for coding agents.",
-    no_args_is_help=True,
-    cls=LazyCommands,
-    **_SETTINGS,
-)
-
-
-def _print_version(value: bool) -> None:
-    if value:
-        from importlib.metadata import PackageNotFoundError, version
-
-        try:
-            number = version("mnemolog")
-        except PackageNotFoundError:  # run from a checkout that was never installed
-            number = "unknown"
-        typer.echo(f"mnemolog {number}")
-        raise typer.Exit()
-
-
-@app.callback()
-def _root(
-    show_version: bool = typer.Option(False, "--version", help="Print mnemolog's version and exit.", callback=_print_version, is_eager=True),
-) -> None:
-    # A group needs a callback; the commands come from LazyCommands.
-    del show_version
-
-
 def main(args: list[str] | None = None) -> None:
     """Console entry point: user errors become one line on stderr and an exit code.
 
     ``args`` default to ``sys.argv[1:]``; tests pass them to run the CLI in process.
     """
-    # typer vendors click: its usage errors are typer._click exceptions, not click's.
-    from typer._click.exceptions import ClickException
-
+    argv = sys.argv[1:] if args is None else list(args)
     try:
-        code = app(args=args, prog_name="mnemolog", standalone_mode=False)
+        code = _run(argv)
     except UserError as error:
         errors.print(f"[red]error:[/red] {error}", highlight=False)
         sys.exit(int(error.code))
-    except typer.Abort:
-        errors.print("aborted")
-        sys.exit(1)
-    except ClickException as error:
-        error.show()
-        sys.exit(error.exit_code)
     except Exception as error:
-        if store_locked(error):  # another process held the store past SQLite's time-out: nothing was written
-            errors.print("busy: another mnemolog process kept the store locked; nothing was lost: run the command again", highlight=False, markup=False)
-            sys.exit(int(Exit.BUSY))
-        message = environment_failure(error)  # a full disk: one line, not a traceback
-        if message is None:
-            raise
+        _exit_for(error)
+        raise
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def _run(argv: list[str]) -> object:
+    """Run the command: ``context --hook`` without typer when its options are plain, anything else through typer."""
+    if argv[:1] == ["context"]:
+        from mnemolog.cli.context_command import context, hook_arguments
+
+        given = hook_arguments(argv)
+        if given is not None:
+            context(**given)
+            return None
+    from mnemolog.cli.command_group import app
+
+    return app(args=argv, prog_name="mnemolog", standalone_mode=False)
+
+
+def _exit_for(error: Exception) -> None:
+    """Exit as a user expects for an error the command did not turn into a UserError; return to let it be raised."""
+    if "typer" in sys.modules:  # only typer raises its own errors, and then it is loaded
+        import typer
+
+        # typer vendors click: its usage errors are typer._click exceptions, not click's.
+        from typer._click.exceptions import ClickException
+
+        if isinstance(error, typer.Abort):
+            errors.print("aborted")
+            sys.exit(1)
+        if isinstance(error, ClickException):
+            error.show()
+            sys.exit(error.exit_code)
+    if store_locked(error):  # another process held the store past SQLite's time-out: nothing was written
+        errors.print("busy: another mnemolog process kept the store locked; nothing was lost: run the command again", highlight=False, markup=False)
+        sys.exit(int(Exit.BUSY))
+    message = environment_failure(error)  # a full disk: one line, not a traceback
+    if message is not None:
         errors.print(f"error: {message}", highlight=False, markup=False)
         sys.exit(int(Exit.ERROR))
-    sys.exit(code if isinstance(code, int) else 0)

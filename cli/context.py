@@ -1,19 +1,41 @@
-"""Opening the store for a command (one place, so every command fails the same way).
+"""What a command reads: the project (``--cwd`` / ``--project``) and the opened store (one place, so every command fails the same way).
 
-Cheap to import (the store's modules load when a store is opened), so command
-modules may import it at top level.
+Cheap to import (the store's modules load when a store is opened; no typer),
+so command modules may import it at top level, and the SessionStart hook runs
+without typer (``cli/context_command.py``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mnemolog.cli.output import UserError
+from mnemolog.cli.output import Exit, UserError
 
 if TYPE_CHECKING:
     from mnemolog.adapters.bootstrap import Store
+
+
+def project_of(cwd: Path | None, project: str | None = None) -> str:
+    """The project a command reads: ``--project`` (a scope key), else the scope of ``--cwd`` or the current folder."""
+    from mnemolog.adapters.scope import scope_for_cwd
+
+    def escape(text: str) -> str:  # rich only on the error path (the SessionStart hook never pays for it)
+        from rich.markup import escape as rich_escape
+
+        return rich_escape(text)
+
+    if project is not None:
+        if cwd is not None:
+            raise UserError("--cwd and --project exclude each other", Exit.USAGE)
+        if not project.startswith(("git:", "path:")):
+            raise UserError(f"not a project scope key: {escape(project)} (expected git:host/owner/repo or path:/dir)", Exit.USAGE)
+        return project
+    if cwd is not None and not cwd.expanduser().is_dir():
+        raise UserError(f"not a folder: {escape(str(cwd))}", Exit.USAGE)
+    return scope_for_cwd(cwd)
 
 
 @contextmanager

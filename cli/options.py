@@ -4,37 +4,19 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 from uuid import UUID
 
 import typer
+
+# The commands call options.project_of; it lives in cli.context, which the SessionStart hook imports without typer.
+from mnemolog.cli.context import project_of as project_of
 from mnemolog.cli.output import Exit, UserError
 
 CWD = typer.Option(None, "--cwd", help="The working folder whose project is read (default: the current folder).")
 PROJECT = typer.Option(
     None, "--project", help="A project scope key instead of --cwd (git:host/owner/repo or path:/dir, as doctor and search print)."
 )
-
-
-def project_of(cwd: Path | None, project: str | None = None) -> str:
-    """The project a command reads: ``--project`` (a scope key), else the scope of ``--cwd`` or the current folder."""
-    from mnemolog.adapters.scope import scope_for_cwd
-
-    def escape(text: str) -> str:  # rich only on the error path (the SessionStart hook never pays for it)
-        from rich.markup import escape as rich_escape
-
-        return rich_escape(text)
-
-    if project is not None:
-        if cwd is not None:
-            raise UserError("--cwd and --project exclude each other", Exit.USAGE)
-        if not project.startswith(("git:", "path:")):
-            raise UserError(f"not a project scope key: {escape(project)} (expected git:host/owner/repo or path:/dir)", Exit.USAGE)
-        return project
-    if cwd is not None and not cwd.expanduser().is_dir():
-        raise UserError(f"not a folder: {escape(str(cwd))}", Exit.USAGE)
-    return scope_for_cwd(cwd)
 
 
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*([smhdw])$")

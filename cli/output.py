@@ -12,9 +12,8 @@ from enum import IntEnum
 from typing import TYPE_CHECKING, Any, cast
 from uuid import UUID
 
-import typer
-
 if TYPE_CHECKING:
+    import typer
     from rich.console import Console
 
 
@@ -107,6 +106,8 @@ def store_locked(error: BaseException) -> bool:
 
 def fail(message: str, code: Exit = Exit.ERROR) -> typer.Exit:
     """Print one error line and return the exit to raise."""
+    import typer  # loaded already by the command that fails; this module is imported without it (the SessionStart hook)
+
     errors.print(f"[red]error:[/red] {message}", highlight=False)
     return typer.Exit(int(code))
 

@@ -7,7 +7,6 @@ project's.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -23,19 +22,6 @@ PROJECT = options.PROJECT
 _scope = options.project_of
 
 
-def _stdin_text() -> str:
-    return "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
-
-
-def _hook_input() -> dict[str, Any]:
-    text = _stdin_text()
-    try:
-        data = json.loads(text) if text.strip() else {}
-    except json.JSONDecodeError:
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
 def context(
     cwd: Path | None = CWD,
     project_key: str | None = PROJECT,
@@ -46,54 +32,10 @@ def context(
     json_out: bool = typer.Option(False, "--json", help="Print the SessionStart hook JSON (hookSpecificOutput.additionalContext) instead of plain text."),
 ) -> None:
     """What an agent receives when a session starts: how to use memory, and the memory of this project and the user."""
-    from mnemolog.cli.read_path import context_for
+    # Its work lives without typer: `context --hook` (the SessionStart hook) starts without it (cli/context_command.py).
+    from mnemolog.cli.context_command import context as serve
 
-    if agent is not None and agent not in ("codex", "claude-code"):
-        raise UserError(f"unknown agent {agent!r} (expected codex or claude-code)", Exit.USAGE)
-    folder = cwd
-    given = _hook_input() if hook else {}
-    hook_session = given.get("session_id")
-    if session is None and isinstance(hook_session, str):
-        session = hook_session
-    if folder is None and hook:
-        hook_folder = given.get("cwd")
-        folder = Path(hook_folder) if isinstance(hook_folder, str) and hook_folder.strip() else None
-        if folder is not None and not folder.is_dir():
-            folder = None  # the session's folder is gone: read the current one
-    project = _scope(folder, project_key)
-    with store() as s:
-        result = context_for(s, project, budget, agent if hook else None, session=session, surface="hook" if hook else "context")
-        # Claude Code with `install claude-code --project-skills-in-repo`: this session's repository gets its skills.
-        reload_skills = hook and agent == "claude-code" and _repo_skills(s, project, folder or Path.cwd())
-    from mnemolog.adapters.agent_skills import hook_answer
-
-    if hook:
-        from mnemolog.domain import served_memory
-
-        if not result.item_ids and not result.more:
-            if reload_skills and json_out:
-                emit_json(hook_answer(None, True))
-            return  # nothing remembered: the hook adds nothing to the session
-        # Marked, so that reading this session back never takes it for new knowledge.
-        text = served_memory.wrap(result.text)
-    else:
-        text = result.text
-    if json_out:
-        emit_json(hook_answer(text, reload_skills))
-    else:
-        sys.stdout.write(text)
-
-
-def _repo_skills(s: Any, project: str, folder: Path) -> bool:
-    """Bring the session's repository's ``.claude/skills`` in step (when installed so); whether it changed."""
-    from mnemolog.adapters.agent_skills import sync_repo
-
-    try:
-        synced = sync_repo(s, project, str(folder))
-    except OSError as error:  # a hook never fails the session: the context still goes out
-        errors.print(f"mnemolog: project skills not written: {error}", highlight=False, markup=False)
-        return False
-    return synced is not None and synced.changes
+    serve(cwd, project_key, hook, agent, budget, session, json_out)
 
 
 def _validity(hit: dict[str, Any]) -> str:
@@ -214,7 +156,9 @@ def cite(
         uow = s
         folder = disk_folder_reader(s.settings.folder) if s.settings.folder.is_dir() else None
         if hook:
-            path = _hook_input().get("transcript_path")
+            from mnemolog.cli.context_command import hook_input
+
+            path = hook_input().get("transcript_path")
             if not isinstance(path, str) or not path:
                 raise UserError("the hook input on stdin has no transcript_path")
             session = Path(path)
@@ -233,7 +177,9 @@ def cite(
                 except OSError as error:
                     raise UserError(f"cannot read {file}: {error}") from error
             else:
-                text = _stdin_text()
+                from mnemolog.cli.context_command import stdin_text
+
+                text = stdin_text()
             report = citing.record_citation(uow, text, "cli", citing_session=citing_session, read_file=folder, project=project)
     if json_out:
         emit_json(report.as_dict())

@@ -12,12 +12,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from mnemolog.domain.events import Value
 from mnemolog.domain.holes import has_hole
-from mnemolog.domain.transcript import ItemKind, TranscriptItem
+
+if TYPE_CHECKING:  # the transcript's pydantic models: not loaded by the reads that show spans (context)
+    from mnemolog.domain.transcript import TranscriptItem
 
 QUOTE_WORDS = 12
 QUOTE_CHARS = 160
@@ -28,7 +30,8 @@ _STOP_WORDS = (
     "had can could should would will just also only all any each every there here what which who how"
 )
 _STOP = frozenset(_STOP_WORDS.split(" "))
-_KIND_ORDER = {ItemKind.USER: 0, ItemKind.TOOL_CALL: 1, ItemKind.TOOL_OUTPUT: 2, ItemKind.ASSISTANT: 3}
+# By ItemKind's values (a StrEnum member looks its value up): user, tool call, tool output, assistant.
+_KIND_ORDER = {"user": 0, "tool_call": 1, "tool_output": 2, "assistant": 3}
 
 
 class EvidenceSpan(Value):

@@ -11,9 +11,13 @@ mark is dropped, and an item that does is retired.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from mnemolog.domain.sealing import ERASED
 from mnemolog.domain.tombstone_matcher import FORGOTTEN_MARK
-from mnemolog.domain.transcript import Transcript
+
+if TYPE_CHECKING:  # the transcript's pydantic models: not loaded by the reads that check marks
+    from mnemolog.domain.transcript import Transcript
 
 MARKS = (FORGOTTEN_MARK, ERASED)
 

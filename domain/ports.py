@@ -6,13 +6,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 from uuid import UUID
 
-from mnemolog.domain.extraction import ExtractionAnswer, TokenUsage
-from mnemolog.domain.plan import ConsolidationPlan
-from mnemolog.domain.skill import Skill
-from mnemolog.domain.transcript import Transcript
+if TYPE_CHECKING:  # annotations only: the store opens without these pydantic models (the SessionStart hook)
+    from mnemolog.domain.extraction import ExtractionAnswer, TokenUsage
+    from mnemolog.domain.plan import ConsolidationPlan
+    from mnemolog.domain.skill import Skill
+    from mnemolog.domain.transcript import Transcript
 
 
 class ModelError(Exception):

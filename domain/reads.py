@@ -16,13 +16,12 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 from uuid import UUID
 
-from mnemolog.domain.evidence_spans import EvidenceSpan
-from mnemolog.domain.selection import Candidate
-from mnemolog.domain.skill import Skill
-from mnemolog.domain.tombstone_matcher import TombstoneRule
-
-if TYPE_CHECKING:  # the aggregate's module (pydantic event classes) only where phase 2 needs it
+if TYPE_CHECKING:  # annotations only: reading context loads no aggregate's module (pydantic event classes)
     from mnemolog.domain.consolidation import SelectedInput
+    from mnemolog.domain.evidence_spans import EvidenceSpan
+    from mnemolog.domain.selection import Candidate
+    from mnemolog.domain.skill import Skill
+    from mnemolog.domain.tombstone_matcher import TombstoneRule
 
 
 @dataclass(frozen=True, slots=True)  # slots: a folder of 100k items holds 100k of them

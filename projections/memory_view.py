@@ -9,20 +9,19 @@ needed, written in bulk when the batch is flushed), never the tables directly.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
-from mnemolog.domain.citation import Citation
-from mnemolog.domain.consolidation import Consolidation, PhaseTwoLease
-from mnemolog.domain.injection import Injection
-from mnemolog.domain.memory_item import ItemStatus, MemoryItem
-from mnemolog.domain.note import Note
-from mnemolog.domain.session import Session, SessionFacts
-from mnemolog.domain.skill import Skill, skill_texts
-from mnemolog.domain.tombstone import Tombstone
 from mnemolog.projections.view_rows import UNLISTED_RANK, ViewRows, key_column
+
+if TYPE_CHECKING:  # at run time each rule imports its own aggregate's names (see RULES)
+    from mnemolog.domain.citation import Citation
+    from mnemolog.domain.injection import Injection
+    from mnemolog.domain.session import SessionFacts
+    from mnemolog.domain.skill import Skill
 
 
 def iso(value: datetime | None) -> str | None:
@@ -68,6 +67,7 @@ _WITHDRAWN: dict[str, Any] = {"rollout_summary": None, "raw_memory": None, "roll
 
 
 def _session(rows: ViewRows, e: Any) -> None:
+    from mnemolog.domain.session import Session
     sid = str(e.originator_id)
     at = iso(e.timestamp)
     if isinstance(e, Session.Recorded):
@@ -177,14 +177,17 @@ def _skill(skill: Skill | None) -> str | None:
 
 def _searched(text: str, skill: Skill | None) -> str:
     """What search finds an item by: its text, and a skill's steps and what it relies on too."""
+    from mnemolog.domain.skill import skill_texts
     return " ".join([text, *skill_texts(skill)]) if skill is not None else text
 
 
 def _row_skill(row: dict[str, Any]) -> Skill | None:
+    from mnemolog.domain.skill import Skill
     return Skill.model_validate_json(row["skill"]) if row.get("skill") else None
 
 
 def _item(rows: ViewRows, e: Any) -> None:
+    from mnemolog.domain.memory_item import ItemStatus, MemoryItem
     iid = str(e.originator_id)
     at = iso(e.timestamp)
     if isinstance(e, MemoryItem.Added):
@@ -308,6 +311,7 @@ def context_line_tokens(count_tokens: Callable[[str], int]) -> Callable[[dict[st
 
 
 def _consolidation(rows: ViewRows, e: Any) -> None:
+    from mnemolog.domain.consolidation import Consolidation
     cid = str(e.originator_id)
     at = iso(e.timestamp)
     if isinstance(e, Consolidation.Started):
@@ -418,6 +422,7 @@ def _injection(rows: ViewRows, e: Injection.Served) -> None:
 
 
 def _tombstone(rows: ViewRows, e: Any) -> None:
+    from mnemolog.domain.tombstone import Tombstone
     tid = str(e.originator_id)
     if isinstance(e, Tombstone.Placed):
         rows.insert(
@@ -444,6 +449,7 @@ def _tombstone(rows: ViewRows, e: Any) -> None:
 
 
 def _note(rows: ViewRows, e: Any) -> None:
+    from mnemolog.domain.note import Note
     nid = str(e.originator_id)
     if isinstance(e, Note.Recorded):
         rows.insert(
@@ -471,21 +477,45 @@ def _ignore(rows: ViewRows, e: Any) -> None:
     return None
 
 
-HANDLERS: tuple[tuple[type, Callable[[ViewRows, Any], None]], ...] = (
-    (Session.Event, _session),
-    (MemoryItem.Event, _item),
-    (Consolidation.Event, _consolidation),
-    (Citation.Recorded, _citation),
-    (Injection.Served, _injection),
-    (Tombstone.Event, _tombstone),
-    (Note.Event, _note),
-    (PhaseTwoLease.Event, _ignore),
+Rule = Callable[[ViewRows, Any], None]
+
+# Each rule with the event class it takes (module, class), first match wins. The domain's modules are
+# not imported here: building an aggregate's pydantic event classes costs ~1 ms each, and the
+# SessionStart hook projects one Injection (its previous run's) and needs no other aggregate. An
+# event's own module is loaded already (the mapper resolved its topic to decode it), so the first event
+# of a class is matched against the rules whose module is loaded (a class outside every loaded module
+# cannot be an instance of theirs), and each rule imports from its own aggregate's module.
+RULES: tuple[tuple[str, str, Rule], ...] = (
+    ("mnemolog.domain.session", "Session.Event", _session),
+    ("mnemolog.domain.memory_item", "MemoryItem.Event", _item),
+    ("mnemolog.domain.consolidation", "Consolidation.Event", _consolidation),
+    ("mnemolog.domain.citation", "Citation.Recorded", _citation),
+    ("mnemolog.domain.injection", "Injection.Served", _injection),
+    ("mnemolog.domain.tombstone", "Tombstone.Event", _tombstone),
+    ("mnemolog.domain.note", "Note.Event", _note),
+    ("mnemolog.domain.consolidation", "PhaseTwoLease.Event", _ignore),
 )
+
+_RULE_OF: dict[type, Rule | None] = {}  # each event class seen, and its rule (None: ignored)
+
+
+def _rule_for(cls: type) -> Rule | None:
+    """The rule for events of ``cls`` (None: no rule takes them), binding the names the rules use."""
+    for module_name, path, rule in RULES:
+        module = sys.modules.get(module_name)
+        if module is not None:
+            owner, attribute = path.split(".")
+            if issubclass(cls, getattr(getattr(module, owner), attribute)):
+                return rule
+    return None
 
 
 def apply_event(rows: ViewRows, domain_event: Any) -> None:
     """Apply one event to the view tables (unknown event types are ignored)."""
-    for cls, handler in HANDLERS:
-        if isinstance(domain_event, cls):
-            handler(rows, domain_event)
-            return
+    cls = type(domain_event)
+    try:
+        rule = _RULE_OF[cls]
+    except KeyError:
+        rule = _RULE_OF[cls] = _rule_for(cls)
+    if rule is not None:
+        rule(rows, domain_event)

@@ -26,7 +26,6 @@ from mnemolog.domain.reads import (
     TombstoneRow,
     ViewCounts,
 )
-from mnemolog.domain.selection import Candidate
 from mnemolog.domain.skill import Skill
 from mnemolog.domain.tombstone_matcher import TombstoneRule
 from mnemolog.projections.folder_model import FolderModel, FolderSession
@@ -36,8 +35,9 @@ from mnemolog.projections.sql import Sql
 from mnemolog.projections.view_rows import UNLISTED_RANK
 from mnemolog.projections.view_store import MemoryView
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # phase 2's types: their modules load the Consolidation aggregate
     from mnemolog.domain.consolidation import SelectedInput
+    from mnemolog.domain.selection import Candidate
 
 LIVE = "deleted = 0 AND pruned = 0 AND mode = 'enabled' AND extraction_status = 'extracted'"
 
@@ -178,6 +178,8 @@ class ViewReads:
 
     def candidates(self) -> list[Candidate]:
         """Sessions with a current extraction, with their usage ranks."""
+        from mnemolog.domain.selection import Candidate
+
         rows = self.query(
             f"SELECT s.id, s.extracted_hash, s.updated_at, s.recorded_at, u.use_count, u.last_used "
             f"FROM {table('sessions')} s LEFT JOIN {table('session_usage')} u ON u.session_id = s.id WHERE {LIVE}"

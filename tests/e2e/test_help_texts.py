@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from mnemolog.cli.app import COMMANDS, module_commands
+from mnemolog.cli.app import COMMANDS
+from mnemolog.cli.command_group import module_commands
 from support.cli import run_cli
 
 

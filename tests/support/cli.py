@@ -66,6 +66,20 @@ def run_cli(*args: str, env: dict[str, str] | None = None, cwd: Path | None = No
         return Result(code, out.getvalue().decode(), err.getvalue().decode("utf-8", "replace"))
 
 
+def compiled_env(env: dict[str, str], cache: Path) -> dict[str, str]:
+    """``env`` for timing processes as an installed mnemolog runs: with its modules' bytecode.
+
+    A wheel's install compiles the bytecode, and an editable install writes it on
+    the first run, unless ``PYTHONDONTWRITEBYTECODE`` is set (as in the sessions
+    that develop mnemolog): then every process compiles each module it imports
+    from source. Here the bytecode goes to ``cache`` (not the source tree), and
+    a first, untimed run of each command writes it.
+    """
+    compiled = {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    compiled["PYTHONPYCACHEPREFIX"] = str(cache)
+    return compiled
+
+
 def spawn_cli(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None, stdin: str | None = None, timeout: float = 300) -> Result:
     """Run the installed ``mnemolog ARGS`` in a subprocess with the test's environment plus ``env``."""
     full_env = {**os.environ, **_TEST_ENV, **(env or {})}

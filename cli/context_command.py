@@ -1,0 +1,127 @@
+"""The ``context`` command's work, and the SessionStart hook's start without typer.
+
+An agent runs ``mnemolog context --hook`` at the start of every session, so its
+start-up is waited for each time. typer builds its parameters with pydantic
+type adapters on every run and costs about as much as the store's opening:
+``hook_arguments`` reads exactly the options of ``context --hook`` (no help, no
+abbreviation, each option once, values as typer takes them) and anything else
+goes to typer (``cli/app.py: main``), which then prints the same usage error
+or help as always. Both ways end in ``context`` below.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from mnemolog.cli.context import project_of, store
+from mnemolog.cli.output import Exit, UserError, emit_json, errors
+
+# The options of `context` (read_commands.context): flags, and those taking a value, by parameter.
+_FLAGS = {"--hook": "hook", "--json": "json_out"}
+_VALUES = {"--cwd": "cwd", "--project": "project_key", "--agent": "agent", "--budget": "budget", "--session": "session"}
+
+
+def hook_arguments(args: list[str]) -> dict[str, Any] | None:
+    """The keyword arguments of ``context`` for ``context --hook …`` as typer would give them; None for anything else."""
+    if args[:1] != ["context"] or "--hook" not in args:
+        return None
+    given: dict[str, Any] = {"cwd": None, "project_key": None, "hook": False, "agent": None, "budget": None, "session": None, "json_out": False}
+    seen: set[str] = set()
+    rest = iter(args[1:])
+    for arg in rest:
+        name, _, inline = arg.partition("=")
+        if name in seen or not ((name in _FLAGS and "=" not in arg) or name in _VALUES):
+            return None  # repeated, unknown, --help, a flag given a value: typer's to answer
+        seen.add(name)
+        if name in _FLAGS:
+            given[_FLAGS[name]] = True
+            continue
+        value = inline if "=" in arg else next(rest, None)
+        if value is None or value == "" or value.startswith("-"):
+            return None  # a missing value (or an option where a value belongs): typer's usage error
+        given[_VALUES[name]] = value
+    if given["budget"] is not None:
+        if not (given["budget"].isascii() and given["budget"].isdigit()):
+            return None  # typer's conversion (and its error) for anything but plain digits
+        given["budget"] = int(given["budget"])
+    if given["cwd"] is not None:
+        given["cwd"] = Path(given["cwd"])
+    return given
+
+
+def stdin_text() -> str:
+    """What was piped on stdin ("" from a terminal or none)."""
+    return "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+
+
+def hook_input() -> dict[str, Any]:
+    """The JSON object an agent's hook gives on stdin ({} when there is none or it is not an object)."""
+    text = stdin_text()
+    try:
+        data = json.loads(text) if text.strip() else {}
+    except json.JSONDecodeError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def context(
+    cwd: Path | None,
+    project_key: str | None,
+    hook: bool,
+    agent: str | None,
+    budget: int | None,
+    session: str | None,
+    json_out: bool,
+) -> None:
+    """What an agent receives when a session starts, printed (see ``read_commands.context`` for the options)."""
+    from mnemolog.cli.read_path import context_for
+
+    if agent is not None and agent not in ("codex", "claude-code"):
+        raise UserError(f"unknown agent {agent!r} (expected codex or claude-code)", Exit.USAGE)
+    folder = cwd
+    given = hook_input() if hook else {}
+    hook_session = given.get("session_id")
+    if session is None and isinstance(hook_session, str):
+        session = hook_session
+    if folder is None and hook:
+        hook_folder = given.get("cwd")
+        folder = Path(hook_folder) if isinstance(hook_folder, str) and hook_folder.strip() else None
+        if folder is not None and not folder.is_dir():
+            folder = None  # the session's folder is gone: read the current one
+    project = project_of(folder, project_key)
+    with store() as s:
+        result = context_for(s, project, budget, agent if hook else None, session=session, surface="hook" if hook else "context")
+        # Claude Code with `install claude-code --project-skills-in-repo`: this session's repository gets its skills.
+        reload_skills = hook and agent == "claude-code" and _repo_skills(s, project, folder or Path.cwd())
+    from mnemolog.adapters.agent_skills import hook_answer
+
+    if hook:
+        from mnemolog.domain import served_memory
+
+        if not result.item_ids and not result.more:
+            if reload_skills and json_out:
+                emit_json(hook_answer(None, True))
+            return  # nothing remembered: the hook adds nothing to the session
+        # Marked, so that reading this session back never takes it for new knowledge.
+        text = served_memory.wrap(result.text)
+    else:
+        text = result.text
+    if json_out:
+        emit_json(hook_answer(text, reload_skills))
+    else:
+        sys.stdout.write(text)
+
+
+def _repo_skills(s: Any, project: str, folder: Path) -> bool:
+    """Bring the session's repository's ``.claude/skills`` in step (when installed so); whether it changed."""
+    from mnemolog.adapters.agent_skills import sync_repo
+
+    try:
+        synced = sync_repo(s, project, str(folder))
+    except OSError as error:  # a hook never fails the session: the context still goes out
+        errors.print(f"mnemolog: project skills not written: {error}", highlight=False, markup=False)
+        return False
+    return synced is not None and synced.changes
