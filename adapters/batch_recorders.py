@@ -27,6 +27,7 @@ from uuid import UUID
 
 from eventsourcing.persistence import StoredEvent
 from eventsourcing.sqlite import SQLiteApplicationRecorder
+from mnemolog.adapters.data_keys import SqliteKeys
 
 ROWS_PER_STATEMENT = 500  # 4 parameters a row: well under SQLite's 32,766 host parameters
 
@@ -46,8 +47,8 @@ class BatchSQLiteApplicationRecorder(SQLiteApplicationRecorder):
         return ids
 
     def _new_keys(self, stored_events: Sequence[StoredEvent]) -> list[Any]:
-        if self.data_keys is None or not hasattr(self.data_keys, "write"):
-            return []
+        if not isinstance(self.data_keys, SqliteKeys):
+            return []  # keys kept in memory (MemoryKeys) are never written
         return list(self.data_keys.unsaved_keys(s.originator_id for s in stored_events))
 
     def _insert_events(self, c: Any, stored_events: Sequence[StoredEvent], keys: list[Any] | None = None, **_: Any) -> Sequence[int] | None:

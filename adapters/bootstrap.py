@@ -25,6 +25,7 @@ from mnemolog.adapters.data_keys import (
     MemoryKeys,
     PostgresKeys,
     SqliteKeys,
+    checkpoint_fully,
     owner_only,
 )
 from mnemolog.adapters.settings import Settings, load_settings
@@ -194,7 +195,7 @@ class Store:
                 conn.execute("PRAGMA secure_delete = ON")
                 if vacuum:
                     conn.execute("VACUUM")
-                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                checkpoint_fully(conn, path)
             finally:
                 conn.close()
 

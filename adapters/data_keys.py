@@ -50,6 +50,7 @@ KEY_FILE = "data-keys.sqlite"  # where SQLite stores kept their keys before (mov
 NONCE_BYTES = 12
 READ_AHEAD = 500  # keys read with a key that is not cached (made after it)
 CACHED_KEYS = 20_000  # opened keys kept (the oldest dropped first)
+CHECKPOINT_WAIT = 30.0  # seconds a full checkpoint waits for other processes' readers
 
 KeyRow = tuple[str, str, bytes]
 """(subject, key id, key): a key as the key tables store it."""
@@ -120,11 +121,6 @@ class AesGcmKeys(ABC):
         key_id, _, name, cipher = held
         nonce = os.urandom(NONCE_BYTES)
         return {"k": key_id, "c": _b64(nonce + cipher.encrypt(nonce, plaintext, name.encode()))}
-
-    def save_keys(self) -> None:
-        """Store the keys ``seal`` made since the last call, in one transaction, before what is sealed under them."""
-        with self._lock:
-            self._save_unsaved()
 
     def unsaved_keys(self, subjects: Iterable[UUID] | None = None) -> list[KeyRow]:
         """The (subject, key id, key) rows ``seal`` made and nobody stored yet (of ``subjects`` only, when given)."""
@@ -364,7 +360,7 @@ class SqliteKeys(AesGcmKeys):
     def compact(self) -> None:
         """Leave no destroyed key in the file's write-ahead log (its pages in the file were zeroed as they were deleted)."""
         if self.path.exists():
-            self._db().execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            checkpoint_fully(self._db(), self.path)
 
     def close(self) -> None:
         if self._conn is not None:
@@ -441,3 +437,21 @@ class PostgresKeys(AesGcmKeys):
         if self._conn is not None:
             self._conn.close()
             self._conn = None
+
+
+def checkpoint_fully(conn: sqlite3.Connection, path: Path) -> None:
+    """Copy ``path``'s write-ahead log into the file and truncate it, waiting for readers that hold it.
+
+    ``wal_checkpoint(TRUNCATE)`` does not raise when another connection's read keeps it
+    from finishing: it reports ``busy`` and leaves older frames (a destroyed key's page
+    among them) in the log. Retried until it finishes; past ``CHECKPOINT_WAIT`` it is
+    SQLite's own "database is locked", which the CLI reports as a busy store.
+    """
+    deadline = time.monotonic() + CHECKPOINT_WAIT
+    while True:
+        busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        if not busy:
+            return
+        if time.monotonic() > deadline:
+            raise sqlite3.OperationalError(f"database is locked: another process kept {path.name}'s write-ahead log from being emptied; run the erase again")
+        time.sleep(0.05)

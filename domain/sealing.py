@@ -102,6 +102,28 @@ class _Unknown(Exception):
 
 _PLAIN = (int, float, bool, type(None))  # values whose JSON form is no string and nothing to walk into
 
+_AS_IS: dict[type, bool] = {}
+
+
+def _check_as_is(cls: type[BaseModel]) -> None:
+    """Raise ``_Unknown`` unless ``cls``'s JSON is its fields under their own names, each as its value dumps.
+
+    A serializer, a computed or excluded field or a serialization alias would make the
+    JSON differ from the object the walk reads, so the texts would be sealed from one
+    shape and put back into another.
+    """
+    plain = _AS_IS.get(cls)
+    if plain is None:
+        decorators = cls.__pydantic_decorators__
+        plain = _AS_IS[cls] = not (
+            decorators.field_serializers
+            or decorators.model_serializers
+            or cls.model_computed_fields
+            or any(f.exclude or f.serialization_alias or f.alias for f in cls.model_fields.values())
+        )
+    if not plain:
+        raise _Unknown(cls.__name__)
+
 
 def _erase(value: Any, parts: tuple[str, ...], at: int, texts: list[str]) -> Any:
     """``value`` with the non-empty strings the path ``parts[at:]`` reaches set to ``ERASED`` (appended to ``texts``).
@@ -122,6 +144,7 @@ def _erase(value: Any, parts: tuple[str, ...], at: int, texts: list[str]) -> Any
         raise _Unknown(type(value).__name__)
     head = parts[at]
     if isinstance(value, BaseModel):
+        _check_as_is(type(value))
         if head not in type(value).model_fields:
             return value
         child = getattr(value, head)
@@ -192,6 +215,7 @@ def seal_model(model: BaseModel, paths: Sequence[str], encrypt: Callable[[bytes]
     update: dict[str, Any] = {}
     values = model.__dict__
     try:
+        _check_as_is(type(model))
         for head, parts in _plan(type(model), paths):
             child = update[head] if head in update else values[head]
             if len(parts) == 1:  # a field of the event itself: the common case, inline

@@ -26,6 +26,7 @@ from mnemolog.domain.sealing import (
 from mnemolog.domain.session import Session
 from mnemolog.domain.skill import Skill, SkillStep
 from mnemolog.domain.transcript import ItemKind, TranscriptItem
+from pydantic import Field, field_serializer
 from support.raw_events import raw_event_states
 from support.scenarios import every_event, facts
 
@@ -176,3 +177,23 @@ def test_a_sealed_path_over_a_value_the_object_walk_cannot_read_falls_back_to_th
     assert seal_model(event, Odd.sealed, lambda b: {"k": "", "c": ""}) is None
     fast, fast_texts, slow, slow_texts = _stored_both_ways(event)
     assert fast == slow and fast_texts == slow_texts == [str(event.refs[0]), "n"]
+
+
+def test_a_model_whose_json_is_not_its_fields_as_they_are_falls_back_to_the_json_form() -> None:
+    class Renamed(EventSourced.Created):
+        sealed: ClassVar[tuple[str, ...]] = ("note",)
+        note: str = Field(serialization_alias="remark")
+
+    class Dumped(EventSourced.Created):
+        sealed: ClassVar[tuple[str, ...]] = ("note",)
+        note: str
+
+        @field_serializer("note")
+        def _upper(self, value: str) -> str:
+            return value.upper()
+
+    common = {"originator_id": uuid4(), "originator_version": 1, "timestamp": datetime.now(UTC), "originator_topic": "x"}
+    for event in (Renamed(**common, note="n"), Dumped(**common, note="n")):
+        assert seal_model(event, type(event).sealed, lambda b: {"k": "", "c": ""}) is None
+    plain = _skill_item().collect_events()[0]
+    assert seal_model(plain, sealed_paths(type(plain)), lambda b: {"k": "", "c": ""}) is not None  # the fast path for our own events
