@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import tempfile
+import weakref
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from mnemolog.projections.schema import (
     create_statements,
     drop_statements,
     index_statements,
+    search_fill_statements,
     table,
 )
 from mnemolog.projections.sql import Sql
@@ -31,7 +33,7 @@ PG_TRACKING_TABLE = "mnemolog_view_tracking"
 
 
 class PostgresMemoryView(ViewMixin, PostgresTrackingRecorder):
-    """The view tables beside the event table (full-text search with a GIN index)."""
+    """The view tables beside the event table (full-text search over an inverted table of lexemes)."""
 
     dialect = "postgres"
 
@@ -48,7 +50,14 @@ class PostgresMemoryView(ViewMixin, PostgresTrackingRecorder):
     def reading(self) -> Iterator[Sql]:
         """Reads on the pool's autocommit connection: each statement its own snapshot, no BEGIN/ROLLBACK round trips."""
         with self.datastore.get_connection() as conn, conn.cursor() as cursor:
+            if conn not in _SERIAL:
+                # A read is a few milliseconds: starting parallel workers costs more than it saves (search's joins).
+                cursor.execute("SET max_parallel_workers_per_gather = 0")
+                _SERIAL.add(conn)
             yield Sql(cursor, self.dialect)
+
+
+_SERIAL: weakref.WeakSet[Any] = weakref.WeakSet()  # the pool's connections that run reads without parallel workers
 
 
 def open_postgres_view(params: dict[str, Any], count_tokens: Callable[[str], int] | None = None) -> PostgresMemoryView:
@@ -102,7 +111,7 @@ def rebuild_by_copy(app: MnemologApp, view: PostgresMemoryView) -> int:
                     cursor.execute(statement)
                 for name in copied_tables():
                     _copy_table(source.cursor.sqlite_cursor, cursor, table(name))
-                for statement in index_statements("postgres"):
+                for statement in [*search_fill_statements("postgres"), *index_statements("postgres")]:
                     cursor.execute(statement)
                 if count:
                     view._insert_tracking(cursor, Tracking(app.name, staging.position(app.name)))

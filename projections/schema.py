@@ -96,9 +96,30 @@ def create_statements(dialect: str, *, with_indexes: bool = True) -> list[str]:
             "document tsvector GENERATED ALWAYS AS (to_tsvector('english', "
             "coalesce(title,'') || ' ' || coalesce(text,'') || ' ' || coalesce(keywords,''))) STORED"
         )
+        # The inverted index of the search rows: a lexeme's rows, newest first, read from its primary
+        # key (what a GIN index cannot give in order). A trigger keeps it in step with search_rows.
+        statements.append(f"CREATE TABLE IF NOT EXISTS {table('search_lexemes')} (lexeme TEXT NOT NULL, id BIGINT NOT NULL)")
+        if with_indexes:
+            statements += _lexeme_index()
     if with_indexes:
         statements.extend(index_statements(dialect))
     return statements
+
+
+def _lexeme_index() -> list[str]:
+    """PostgreSQL: the inverted table's key and the trigger that keeps it in step with search_rows."""
+    rows, lexemes = table("search_rows"), table("search_lexemes")
+    return [
+        f"CREATE UNIQUE INDEX IF NOT EXISTS {lexemes}_key ON {lexemes} (lexeme, id)",
+        f"CREATE OR REPLACE FUNCTION {PREFIX}search_lexemes_kept() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+        "IF TG_OP <> 'INSERT' THEN "
+        f"DELETE FROM {lexemes} WHERE lexeme = ANY (tsvector_to_array(OLD.document)) AND id = OLD.id; END IF; "
+        "IF TG_OP <> 'DELETE' THEN "
+        f"INSERT INTO {lexemes} (lexeme, id) SELECT unnest(tsvector_to_array(NEW.document)), NEW.id; END IF; "
+        "RETURN NULL; END $$",
+        f"CREATE OR REPLACE TRIGGER {PREFIX}search_lexemes_kept AFTER INSERT OR UPDATE OR DELETE ON {rows} "
+        f"FOR EACH ROW EXECUTE FUNCTION {PREFIX}search_lexemes_kept()",
+    ]
 
 
 _SEARCHED = "title, text, keywords"  # the columns of search_rows the full-text index holds
@@ -117,29 +138,31 @@ def _search_triggers() -> list[str]:
 
 
 def search_fill_statements(dialect: str) -> list[str]:
-    """After a bulk load: index every search row in one pass, then keep the index in step (SQLite; PostgreSQL computes it per row)."""
+    """After a bulk load: index every search row in one pass, then keep the index in step.
+
+    SQLite: the FTS5 index; PostgreSQL: the inverted table of lexemes (the tsvector is computed per row).
+    """
     if dialect != "sqlite":
-        return []
+        fill = (
+            f"INSERT INTO {table('search_lexemes')} (lexeme, id) "
+            f"SELECT unnest(tsvector_to_array(document)), id FROM {table('search_rows')}"
+        )
+        return [fill, *_lexeme_index()]
     search = table("search")
     return [f"INSERT INTO {search} ({search}) VALUES ('rebuild')", *_search_triggers()]
 
 
 def index_statements(dialect: str) -> list[str]:
-    """Secondary indexes, including the GIN index for PostgreSQL full-text search."""
+    """Secondary indexes (PostgreSQL's search has its inverted table instead of a GIN index)."""
     statements = [
         f"CREATE INDEX IF NOT EXISTS {PREFIX}{name} ON {table(tbl)} ({cols})" for name, tbl, cols in INDEXES
     ]
-    if dialect == "postgres":
-        statements.append(
-            # fastupdate off: no pending list of unindexed rows that every search would scan in full
-            f"CREATE INDEX IF NOT EXISTS {PREFIX}search_gin ON {table('search_rows')} USING GIN (document) WITH (fastupdate = off)"
-        )
     return statements
 
 
 def drop_statements() -> list[str]:
-    """Drop every view table (the SQLite search index with them; its triggers go with search_rows)."""
-    names = [*TABLES, "search"]
+    """Drop every view table (the search indexes with them; their triggers go with search_rows)."""
+    names = [*TABLES, "search", "search_lexemes"]
     return [f"DROP TABLE IF EXISTS {table(n)}" for n in names]
 
 

@@ -2,11 +2,13 @@
 
 SQLite uses the FTS5 index over ``search_rows`` (``MATCH`` ranked by
 ``bm25``); PostgreSQL the generated ``document`` tsvector of ``search_rows``
-with its GIN index (``websearch_to_tsquery`` ranked by ``ts_rank``). Ranking
-bounds its work: both score only the newest ``RANKED`` matching rows, keep the
-best ``limit`` in the reader's scope and join only those to the items (SQLite
-scores in the index alone, looks only the best few up for the reader's scope,
-and looks at more, then ranks more, when that scope held too few of them).
+(``websearch_to_tsquery`` ranked by ``ts_rank``) and the inverted table
+``search_lexemes`` (lexeme, row id), whose key gives a word's rows newest first.
+Ranking bounds its work: both score only the newest ``RANKED`` matching rows,
+keep the best ``limit`` in the reader's scope and join only those to the items
+(SQLite scores in the index alone, looks only the best few up for the reader's
+scope, and looks at more, then ranks more, when that scope held too few of
+them; PostgreSQL finds the newest matches by walking a word's rows backwards).
 The user's query never reaches either parser as written: it is cut into words and rebuilt, so no query can be a syntax error.
 All words must match; when no item has them all, items with any of them are
 ranked instead.
@@ -29,6 +31,8 @@ RANKED = 300
 # Of the ranked matches, only the best CANDIDATES × limit (+10) are looked up for the reader's scope
 # and kind; when too few of them are the reader's, every ranked match is looked up.
 CANDIDATES = 2
+# PostgreSQL: an all-words query walks the rows of the lexeme least found among the newest DRIVER_WINDOW rows.
+DRIVER_WINDOW = 2000
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 # bm25 weights per FTS5 column: title, text, keywords.
@@ -106,25 +110,57 @@ def _sqlite(sql: Sql, terms: list[str], any_term: bool, project: str | None, kin
 
 def _postgres(sql: Sql, terms: list[str], any_term: bool, project: str | None, kind: str | None, limit: int) -> list[dict[str, Any]]:
     conditions = ["s.document @@ q.query"]
-    params: list[Any] = [_websearch_text(terms, any_term)]
+    params: list[Any] = []
     if project is not None:
         conditions.append("s.scope IN (?, ?)")
         params += [project, GLOBAL_SCOPE]
     if kind is not None:
         conditions.append("s.kind = ?")
         params.append(kind)
-    rows, items, usage = table("search_rows"), table("items"), table("item_usage")
+    rows, lexemes, items, usage = table("search_rows"), table("search_lexemes"), table("items"), table("item_usage")
+    text, words = _websearch_text(terms, any_term), " ".join(terms)
+    where = " AND ".join(conditions)
+    if any_term or len(terms) == 1:
+        # A match holds one of the query's lexemes: each lexeme's newest matching rows (its key,
+        # backwards), at most ``ranked`` each; the newest ``ranked`` of them all.
+        newest = (
+            "SELECT DISTINCT ON (f.id) f.id, f.item_id, f.document, f.query FROM "
+            f"(SELECT DISTINCT l.lexeme FROM unnest(tsvector_to_array(to_tsvector('english', ?))) AS l(lexeme)) d, "
+            f"LATERAL (SELECT x.id, s.item_id, s.document, q.query FROM {lexemes} x JOIN {rows} s ON s.id = x.id, "
+            f"websearch_to_tsquery('english', ?) AS q(query) WHERE x.lexeme = d.lexeme AND {where} "
+            "ORDER BY x.id DESC LIMIT ?) f ORDER BY f.id DESC LIMIT ?"
+        )
+        newest_params: list[Any] = [words, text, *params, "ranked", "ranked"]
+    else:
+        # A match holds every lexeme: walk the rows of the one least found among the newest rows,
+        # joined on the row id to every other lexeme's key (index only), then to the row itself.
+        found = sql.rows(
+            f"SELECT l.lexeme, (SELECT count(*) FROM {lexemes} x WHERE x.lexeme = l.lexeme "
+            f"AND x.id > (SELECT COALESCE(MAX(id), 0) FROM {rows}) - ?) AS recent "
+            "FROM unnest(tsvector_to_array(to_tsvector('english', ?))) AS l(lexeme) ORDER BY 2, 1",
+            [DRIVER_WINDOW, words],
+        )
+        if not found:
+            return []  # only words the dictionary leaves out
+        lexes = [str(r["lexeme"]) for r in found]
+        joins = "".join(f" JOIN {lexemes} x{n} ON x{n}.id = x0.id AND x{n}.lexeme = ?" for n in range(1, len(lexes)))
+        newest = (
+            f"SELECT s.id, s.item_id, s.document, q.query FROM {lexemes} x0{joins} JOIN {rows} s ON s.id = x0.id, "
+            f"websearch_to_tsquery('english', ?) AS q(query) WHERE x0.lexeme = ? AND {where} ORDER BY x0.id DESC LIMIT ?"
+        )
+        newest_params = [*lexes[1:], text, lexes[0], *params, "ranked"]
+    # The newest ``ranked`` matches scored, the best ``limit`` joined to the items; ties to the newer row.
     statement = (
         f"SELECT {_COLUMNS}, c.score FROM ("
-        f"SELECT m.item_id, m.id, ts_rank(m.document, m.query) AS score FROM ("
-        f"SELECT s.id, s.item_id, s.document, q.query FROM {rows} s, websearch_to_tsquery('english', ?) AS q(query) "
-        f"WHERE {' AND '.join(conditions)} ORDER BY s.id DESC LIMIT ?) m "
+        f"SELECT m.item_id, m.id, ts_rank(m.document, m.query) AS score FROM ({newest}) m "
         "ORDER BY score DESC, m.id DESC LIMIT ?) c "
         f"JOIN {items} i ON i.id = c.item_id LEFT JOIN {usage} u ON u.item_id = i.id "
         "WHERE i.status = 'active' ORDER BY c.score DESC, c.id DESC"
     )
-    found: list[dict[str, Any]] = sql.rows(statement, [*params, max(RANKED, limit), limit])
-    return found
+    ranked = max(RANKED, limit)
+    bound = [ranked if p == "ranked" else p for p in newest_params]
+    result: list[dict[str, Any]] = sql.rows(statement, [*bound, limit])
+    return result
 
 
 def _run(sql: Sql, dialect: str, terms: list[str], any_term: bool, project: str | None, kind: str | None, limit: int) -> list[dict[str, Any]]:
