@@ -149,7 +149,8 @@ def search_fill_statements(dialect: str) -> list[str]:
             f"INSERT INTO {table('search_lexemes')} (lexeme, id) "
             f"SELECT unnest(tsvector_to_array(document)), id FROM {table('search_rows')}"
         )
-        return [fill, *_lexeme_index()]
+        # ANALYZE: the planner's counts of common lexemes, so a merge of their keys is planned as one (a rebuild is one transaction)
+        return [fill, *_lexeme_index(), f"ANALYZE {table('search_lexemes')}"]
     search = table("search")
     return [f"INSERT INTO {search} ({search}) VALUES ('rebuild')", *_search_triggers()]
 

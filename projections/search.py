@@ -67,6 +67,7 @@ def _websearch_text(terms: list[str], any_term: bool) -> str:
 
 
 _COLUMNS = "i.*, u.use_count, u.last_used"
+_LEXEMES_OF = "unnest(tsvector_to_array(to_tsvector('english', ?))) AS l(lexeme)"  # the lexemes of the query's words
 
 
 def _sqlite(sql: Sql, terms: list[str], any_term: bool, project: str | None, kind: str | None, limit: int) -> list[dict[str, Any]]:
@@ -157,36 +158,36 @@ def _postgres(sql: Sql, terms: list[str], any_term: bool, project: str | None, k
         params.append(kind)
     rows, lexemes, items, usage = table("search_rows"), table("search_lexemes"), table("items"), table("item_usage")
     text, words = _websearch_text(terms, any_term), " ".join(terms)
-    where = " AND ".join(conditions)
+    probed: list[str] = []
     if any_term or len(terms) == 1:
-        # A match holds one of the query's lexemes: each lexeme's newest matching rows (its key,
-        # backwards), at most ``ranked`` each; the newest ``ranked`` of them all.
-        newest = (
-            "SELECT DISTINCT ON (f.id) f.id, f.item_id, f.document, f.query FROM "
-            f"(SELECT DISTINCT l.lexeme FROM unnest(tsvector_to_array(to_tsvector('english', ?))) AS l(lexeme)) d, "
-            f"LATERAL (SELECT x.id, s.item_id, s.document, q.query FROM {lexemes} x JOIN {rows} s ON s.id = x.id, "
-            f"websearch_to_tsquery('english', ?) AS q(query) WHERE x.lexeme = d.lexeme AND {where} "
-            "ORDER BY x.id DESC LIMIT ?) f ORDER BY f.id DESC LIMIT ?"
-        )
-        newest_params: list[Any] = [words, text, *params, "ranked", "ranked"]
+        # A match holds one of the query's lexemes: each lexeme's key is walked.
+        drivers, driver_params = f"SELECT DISTINCT l.lexeme FROM {_LEXEMES_OF}", [words]
     else:
-        # A match holds every lexeme: walk the rows of the one least found among the newest rows,
-        # joined on the row id to every other lexeme's key (index only), then to the row itself.
+        # A match holds every lexeme: the key of the one least found among the newest rows is
+        # walked, and every other lexeme's key probed for each of its rows.
         found = sql.rows(
             f"SELECT l.lexeme, (SELECT count(*) FROM {lexemes} x WHERE x.lexeme = l.lexeme "
-            f"AND x.id > (SELECT COALESCE(MAX(id), 0) FROM {rows}) - ?) AS recent "
-            "FROM unnest(tsvector_to_array(to_tsvector('english', ?))) AS l(lexeme) ORDER BY 2, 1",
+            f"AND x.id > (SELECT COALESCE(MAX(id), 0) FROM {rows}) - ?) AS recent FROM {_LEXEMES_OF} ORDER BY 2, 1",
             [DRIVER_WINDOW, words],
         )
         if not found:
             return []  # only words the dictionary leaves out
         lexes = [str(r["lexeme"]) for r in found]
-        joins = "".join(f" JOIN {lexemes} x{n} ON x{n}.id = x0.id AND x{n}.lexeme = ?" for n in range(1, len(lexes)))
-        newest = (
-            f"SELECT s.id, s.item_id, s.document, q.query FROM {lexemes} x0{joins} JOIN {rows} s ON s.id = x0.id, "
-            f"websearch_to_tsquery('english', ?) AS q(query) WHERE x0.lexeme = ? AND {where} ORDER BY x0.id DESC LIMIT ?"
-        )
-        newest_params = [*lexes[1:], text, lexes[0], *params, "ranked"]
+        drivers, driver_params, probed = "SELECT CAST(? AS TEXT) AS lexeme", [lexes[0]], lexes[1:]
+    # Each walked lexeme's key backwards (its newest rows first), at most ``ranked`` of its rows that
+    # match in the reader's scope; the newest ``ranked`` of them all. The row is read in a LATERAL
+    # with a LIMIT, so the walk leads whatever the planner's statistics say; the other lexemes' keys
+    # are joined on the row id (a merge of the keys where they are long, with statistics).
+    joins = "".join(f" JOIN {lexemes} y{n} ON y{n}.lexeme = ? AND y{n}.id = x.id" for n in range(len(probed)))
+    newest = (
+        "SELECT DISTINCT ON (f.id) f.id, f.item_id, f.document, q.query FROM "
+        f"({drivers}) d, websearch_to_tsquery('english', ?) AS q(query), LATERAL ("
+        f"SELECT x.id, s.item_id, s.document FROM {lexemes} x{joins} CROSS JOIN LATERAL ("
+        f"SELECT s.item_id, s.document FROM {rows} s WHERE s.id = x.id AND {' AND '.join(conditions)} LIMIT 1) s "
+        f"WHERE x.lexeme = {'?' if probed else 'd.lexeme'} ORDER BY x.lexeme DESC, x.id DESC LIMIT ?) f ORDER BY f.id DESC LIMIT ?"
+    )
+    lead = driver_params[:1] if probed else []
+    newest_params: list[Any] = [*driver_params, text, *probed, *params, *lead, "ranked", "ranked"]
     # The newest ``ranked`` matches scored, the best ``limit`` joined to the items; ties to the newer row.
     statement = (
         f"SELECT {_COLUMNS}, c.score FROM ("

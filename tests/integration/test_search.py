@@ -1,4 +1,4 @@
-"""Full-text search over current memory, on SQLite (FTS5) and PostgreSQL (tsvector + GIN)."""
+"""Full-text search over current memory, on SQLite (FTS5) and PostgreSQL (tsvector + an inverted table of lexemes)."""
 
 from __future__ import annotations
 
