@@ -109,18 +109,25 @@ def create_statements(dialect: str, *, with_indexes: bool = True) -> list[str]:
 
 
 def _lexeme_index() -> list[str]:
-    """PostgreSQL: the inverted table's key and the trigger that keeps it in step with search_rows."""
-    rows, lexemes = table("search_rows"), table("search_lexemes")
-    return [
-        f"CREATE UNIQUE INDEX IF NOT EXISTS {lexemes}_key ON {lexemes} (lexeme, id)",
-        f"CREATE OR REPLACE FUNCTION {PREFIX}search_lexemes_kept() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+    """PostgreSQL: the inverted table's key and the trigger that keeps it in step with search_rows.
+
+    The trigger is made only when missing: replacing it on every open would lock search_rows
+    against a writer's transaction.
+    """
+    rows, lexemes, kept = table("search_rows"), table("search_lexemes"), f"{PREFIX}search_lexemes_kept"
+    function = (
+        f"CREATE OR REPLACE FUNCTION {kept}() RETURNS trigger LANGUAGE plpgsql AS $f$ BEGIN "
         "IF TG_OP <> 'INSERT' THEN "
         f"DELETE FROM {lexemes} WHERE lexeme = ANY (tsvector_to_array(OLD.document)) AND id = OLD.id; END IF; "
         "IF TG_OP <> 'DELETE' THEN "
         f"INSERT INTO {lexemes} (lexeme, id) SELECT unnest(tsvector_to_array(NEW.document)), NEW.id; END IF; "
-        "RETURN NULL; END $$",
-        f"CREATE OR REPLACE TRIGGER {PREFIX}search_lexemes_kept AFTER INSERT OR UPDATE OR DELETE ON {rows} "
-        f"FOR EACH ROW EXECUTE FUNCTION {PREFIX}search_lexemes_kept()",
+        "RETURN NULL; END $f$"
+    )
+    return [
+        f"CREATE UNIQUE INDEX IF NOT EXISTS {lexemes}_key ON {lexemes} (lexeme, id)",
+        f"DO $do$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = '{kept}' AND tgrelid = '{rows}'::regclass) THEN "
+        f"{function}; CREATE TRIGGER {kept} AFTER INSERT OR UPDATE OR DELETE ON {rows} FOR EACH ROW EXECUTE FUNCTION {kept}(); "
+        "END IF; END $do$",
     ]
 
 
