@@ -27,12 +27,16 @@ ROWS = ""  # the word under which the number of search rows is kept (no token is
 # A word held by fewer rows is ranked by bm25 as before (its doclist is walked in well under a millisecond).
 WALKED = 10_000
 _SEPARATORS = re.compile(r"[\x00-/:-@\[-`{-\x7f]+")  # every ASCII character but letters and digits
+_ASCII_WORD = re.compile(r"[0-9a-z]+")
 _CHUNK = 500  # item ids per lookup of the rows a flush replaces
 
 
 def words(texts: Iterable[str]) -> set[str]:
     """The counted words of a search row's texts (title, text, keywords)."""
-    return {run.lower() for text in texts for run in _SEPARATORS.split(text) if run and run.isascii()}
+    joined = " ".join(texts)
+    if joined.isascii():  # every run of letters and digits is between ASCII separators
+        return set(_ASCII_WORD.findall(joined.lower()))
+    return {run.lower() for run in _SEPARATORS.split(joined) if run and run.isascii()}
 
 
 def count_changes(sql: Sql, replaced: Sequence[str], added: Iterable[Sequence[str]]) -> None:
