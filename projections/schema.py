@@ -90,6 +90,8 @@ def create_statements(dialect: str, *, with_indexes: bool = True) -> list[str]:
         )
         if with_indexes:
             statements += _search_triggers()
+        # How many search rows hold each word (projections/search_words.py): the words bm25 gives no weight.
+        statements.append(f"CREATE TABLE IF NOT EXISTS {table('search_words')} (word TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID")
     else:
         statements.append(
             f"ALTER TABLE {table('search_rows')} ADD COLUMN IF NOT EXISTS "
@@ -138,8 +140,8 @@ def index_statements(dialect: str) -> list[str]:
 
 
 def drop_statements() -> list[str]:
-    """Drop every view table (the SQLite search index with them; its triggers go with search_rows)."""
-    names = [*TABLES, "search"]
+    """Drop every view table (the search indexes with them; their triggers go with search_rows)."""
+    names = [*TABLES, "search", "search_words"]
     return [f"DROP TABLE IF EXISTS {table(n)}" for n in names]
 
 

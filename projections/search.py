@@ -14,11 +14,13 @@ ranked instead.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
 from mnemolog.domain.plan import GLOBAL_SCOPE
 from mnemolog.projections.schema import table
+from mnemolog.projections.search_words import weightless
 from mnemolog.projections.sql import Sql
 from mnemolog.projections.view_store import MemoryView
 
@@ -72,24 +74,40 @@ def _sqlite(sql: Sql, terms: list[str], any_term: bool, project: str | None, kin
         conditions.append("r.kind = ?")
         params.append(kind)
     search, rows, items, usage = table("search"), table("search_rows"), table("items"), table("item_usage")
-    # Innermost: the newest ``ranked`` matches, scored (FTS5 alone: no join per match); then only
-    # the best ``candidates`` of them are looked up in search_rows for the reader's scope, the best
-    # ``limit`` of those kept and joined to the items. Ties go to the newer row, at every level.
+    # Then only the best ``candidates`` of the ranked matches are looked up in search_rows for the
+    # reader's scope, the best ``limit`` of those kept and joined to the items. Ties go to the newer
+    # row, at every level.
+    tail = (
+        f"JOIN {rows} r ON r.id = m.rid WHERE {' AND '.join(conditions)} ORDER BY m.score DESC, m.rid DESC LIMIT ?) c "
+        f"JOIN {items} i ON i.id = c.item_id LEFT JOIN {usage} u ON u.item_id = i.id "
+        "WHERE i.status = 'active' ORDER BY c.score DESC, c.rid DESC"
+    )
+    # Innermost: the newest ``ranked`` matches, scored (FTS5 alone: no join per match).
     statement = (
         f"SELECT {_COLUMNS}, c.score FROM ("
         f"SELECT r.item_id, m.rid, m.score FROM ("
         f"SELECT rid, score FROM ("
         f"SELECT rowid AS rid, -{_BM25.format(t=search)} AS score FROM {search} "
-        f"WHERE {search} MATCH ? ORDER BY rowid DESC LIMIT ?) ORDER BY score DESC, rid DESC LIMIT ?) m "
-        f"JOIN {rows} r ON r.id = m.rid WHERE {' AND '.join(conditions)} ORDER BY m.score DESC, m.rid DESC LIMIT ?) c "
-        f"JOIN {items} i ON i.id = c.item_id LEFT JOIN {usage} u ON u.item_id = i.id "
-        "WHERE i.status = 'active' ORDER BY c.score DESC, c.rid DESC"
+        f"WHERE {search} MATCH ? ORDER BY rowid DESC LIMIT ?) ORDER BY score DESC, rid DESC LIMIT ?) m " + tail
+    )
+    # The same ranked from Python (a query with words bm25 gives no weight): the best candidates as JSON.
+    given = (
+        f"SELECT {_COLUMNS}, c.score FROM (SELECT r.item_id, m.rid, m.score FROM ("
+        "SELECT value ->> 0 AS rid, value ->> 1 AS score FROM json_each(?)) m " + tail
     )
     expression = _fts_expression(terms, any_term)
+    light = weightless(sql, terms)
     ranked = max(RANKED, limit)
     candidates = min(ranked, CANDIDATES * limit + 10)  # most of the best are in the reader's scope
+    best: list[tuple[int, float]] = []
     while True:
-        found: list[dict[str, Any]] = sql.rows(statement, [expression, ranked, candidates, *params, limit])
+        if light:
+            if not best:  # ranked anew when more are ranked
+                best = _ranked_apart(sql, expression, [t for t in terms if t not in light], ranked)
+            chosen = json.dumps(best[:candidates])
+            found: list[dict[str, Any]] = sql.rows(given, [chosen, *params, limit])
+        else:
+            found = sql.rows(statement, [expression, ranked, candidates, *params, limit])
         if len(found) >= limit or (project is None and kind is None):
             return found  # unfiltered, fewer than asked means fewer matches than candidates: nothing more to look at
         # Fewer than asked: were there more ranked matches than candidates, or more matches than ranked?
@@ -100,8 +118,28 @@ def _sqlite(sql: Sql, terms: list[str], any_term: bool, project: str | None, kin
         elif n > ranked and (project is not None or kind is not None):
             ranked *= 8  # and fewer than asked among the ranked ones: rank more
             candidates = ranked
+            best = []
         else:
             return found
+
+
+def _ranked_apart(sql: Sql, expression: str, weighed: list[str], ranked: int) -> list[tuple[int, float]]:
+    """The newest ``ranked`` matches of ``expression``, best first, scored by bm25 over the ``weighed`` terms alone.
+
+    bm25 would give the other terms (in half of the rows or more) an IDF of 1e-6 after walking
+    their whole doclists; here they only select. The newest matches come from the index in rowid
+    order; the weighed terms' bm25 is read for the rows between the oldest and newest of them.
+    """
+    search = table("search")
+    ids = [int(r["rid"]) for r in sql.rows(f"SELECT rowid AS rid FROM {search} WHERE {search} MATCH ? ORDER BY rowid DESC LIMIT ?", [expression, ranked])]
+    scores: dict[int, float] = {}
+    if ids and weighed:
+        scored = sql.rows(
+            f"SELECT rowid AS rid, -{_BM25.format(t=search)} AS score FROM {search} WHERE {search} MATCH ? AND rowid BETWEEN ? AND ?",
+            [_fts_expression(weighed, True), ids[-1], ids[0]],
+        )
+        scores = {int(r["rid"]): float(r["score"]) for r in scored}
+    return sorted(((rid, scores.get(rid, 0.0)) for rid in ids), key=lambda pair: (-pair[1], -pair[0]))
 
 
 def _postgres(sql: Sql, terms: list[str], any_term: bool, project: str | None, kind: str | None, limit: int) -> list[dict[str, Any]]:

@@ -19,6 +19,7 @@ from operator import itemgetter
 from typing import Any
 
 from mnemolog.projections.schema import TABLES, table
+from mnemolog.projections.search_words import count_changes
 from mnemolog.projections.sql import Sql
 
 # Tables written whole per item (the rules never read them back): the evidence links and the search rows;
@@ -164,6 +165,8 @@ class ViewRows:
             )
         search = table("search_rows")
         if self._search:
+            if sql.dialect == "sqlite":  # the words' row counts, before the replaced rows go
+                count_changes(sql, list(self._search), [put[1][2:] for put in self._search.values() if put is not None])
             sql.many(
                 f"DELETE FROM {search} WHERE item_id = ?", [(i,) for i in self._search if i not in new]
             )  # by its unique index
