@@ -22,7 +22,7 @@ lives in ``batch_postgres_recorder`` (psycopg is imported only for PostgreSQL st
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 from uuid import UUID
 
 from eventsourcing.persistence import StoredEvent
@@ -49,7 +49,7 @@ class BatchSQLiteApplicationRecorder(SQLiteApplicationRecorder):
     def _new_keys(self, stored_events: Sequence[StoredEvent]) -> list[Any]:
         if not isinstance(self.data_keys, SqliteKeys):
             return []  # keys kept in memory (MemoryKeys) are never written
-        return list(self.data_keys.unsaved_keys(s.originator_id for s in stored_events))
+        return list(self.data_keys.unsaved_keys(cast(UUID, s.originator_id) for s in stored_events))  # mnemolog's ids are UUIDs
 
     def _insert_events(self, c: Any, stored_events: Sequence[StoredEvent], keys: list[Any] | None = None, **_: Any) -> Sequence[int] | None:
         cursor = c.sqlite_cursor  # the library's wrapper hides lastrowid
