@@ -144,18 +144,6 @@ def repo_skills_folder(cwd: str) -> Path | None:
     return Path(root) / ".claude" / "skills" if root else None
 
 
-def hook_answer(context: str | None, reload_skills: bool) -> dict[str, Any] | None:
-    """Claude Code's SessionStart hook JSON: the added context and, after writing skills, ``reloadSkills``."""
-    if context is None and not reload_skills:
-        return None
-    output: dict[str, Any] = {"hookEventName": "SessionStart"}
-    if context is not None:
-        output["additionalContext"] = context
-    if reload_skills:
-        output["reloadSkills"] = True  # Claude Code lists skills before SessionStart hooks run: list them again
-    return {"hookSpecificOutput": output}
-
-
 def load_record(path: Path) -> dict[str, Any]:
     """The repositories the hook wrote project skills into (a JSON file beside the install manifest)."""
     try:

@@ -115,3 +115,15 @@ def with_hooks(document: dict[str, Any], wanted: list[Hook]) -> dict[str, Any]:
     for hook in wanted:
         hooks[hook.event] = [*hooks.get(hook.event, []), hook.group()]
     return {**base, "hooks": hooks}
+
+
+def hook_answer(context: str | None, reload_skills: bool) -> dict[str, Any] | None:
+    """Claude Code's SessionStart hook JSON: the added context and, after writing skills, ``reloadSkills``."""
+    if context is None and not reload_skills:
+        return None
+    output: dict[str, Any] = {"hookEventName": "SessionStart"}
+    if context is not None:
+        output["additionalContext"] = context
+    if reload_skills:
+        output["reloadSkills"] = True  # Claude Code lists skills before SessionStart hooks run: list them again
+    return {"hookSpecificOutput": output}

@@ -96,7 +96,7 @@ def context(
         result = context_for(s, project, budget, agent if hook else None, session=session, surface="hook" if hook else "context")
         # Claude Code with `install claude-code --project-skills-in-repo`: this session's repository gets its skills.
         reload_skills = hook and agent == "claude-code" and _repo_skills(s, project, folder or Path.cwd())
-    from mnemolog.adapters.agent_skills import hook_answer
+    from mnemolog.adapters.hook_json import hook_answer
 
     if hook:
         from mnemolog.domain import served_memory

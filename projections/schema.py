@@ -158,25 +158,16 @@ def dump_order() -> dict[str, str]:
     return order
 
 
+# How the context line and the memory_summary.md line are written (domain.services.read.context_line,
+# markdown_folder.summary_line): items store both lines' token counts, so views built under another
+# format are rebuilt. Raise it with any change to those lines; tests/unit/test_line_format.py fails
+# when their code changes and this did not (a fingerprint of their source, recorded per format).
+LINE_FORMAT = 1
+
+
 def schema_version() -> str:
     """A fingerprint of the view tables' definition: views built under another one are rebuilt from the log."""
     import hashlib
 
-    text = repr((sorted(TABLES.items()), INDEXES, create_statements("sqlite"), create_statements("postgres"), _line_format()))
+    text = repr((sorted(TABLES.items()), INDEXES, create_statements("sqlite"), create_statements("postgres"), LINE_FORMAT))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-def _line_format() -> str:
-    """A fingerprint of how a context line and a summary line are written: items store their token counts, so a new format rebuilds."""
-    from types import CodeType
-
-    from mnemolog.domain.services import read
-    from mnemolog.projections import markdown_folder as folder
-
-    def shape(code: CodeType) -> str:
-        consts = [shape(c) if isinstance(c, CodeType) else repr(c) for c in code.co_consts]
-        return repr((code.co_code, code.co_names, consts))
-
-    summary = (folder.summary_line, folder._summary_bullet, folder._tip_line, folder._topic_line, folder._short, folder._inline, folder.strip_bold, folder.code_span_flags, folder._unbold, folder._marker, folder._group_name)
-    return shape(read._context_line.__code__) + shape(read.context_line.__code__) + "".join(shape(f.__code__) for f in summary)
-

@@ -8,11 +8,11 @@ from pathlib import Path
 from mnemolog.adapters.agent_skills import (
     MARKER,
     apply_sync,
-    hook_answer,
     owned_skills,
     plan_removal,
     plan_sync,
 )
+from mnemolog.adapters.hook_json import hook_answer
 
 
 def skill(name: str, steps: str = "1. `make it`") -> str:
