@@ -24,17 +24,13 @@ from mnemolog.domain.reads import ItemRow
 from mnemolog.domain.skill import Skill, SkillStep
 from mnemolog.projections.folder_model import FolderModel, FolderSession
 from mnemolog.projections.markdown_folder import render_folder, render_skills
+from support.folder_models import words
 
 RECORDED = Path(__file__).parent / "data" / "folder_digests.json"
 BASE = datetime(2025, 6, 30, 12, tzinfo=UTC)
 KINDS = ("preference", "knowledge", "failure", "task", "task", "skill")
 SCOPES = ("global", "git:example.com/acme/api", "git:example.com/acme/billing", "proj:c")
 WORDS = ["alpha", "beta", "gamma", "delta", "tests", "deploy", "make", "**bold**", "`code`", "c++", "/usr/bin", "naïve", "日本"]
-
-
-def words(text: str) -> int:
-    """Token counter for tests: whitespace-separated words."""
-    return len(text.split())
 
 
 def _session(n: int, scope: str) -> FolderSession:

@@ -13,45 +13,24 @@ import bpe_openai
 import pytest
 from mnemolog.adapters.folder_writer import write_folder
 from mnemolog.domain.reads import ItemRow
-from mnemolog.projections.folder_model import FolderModel, FolderSession
+from mnemolog.projections.folder_model import FolderModel
 from mnemolog.projections.folder_validator import validate_folder
 from mnemolog.projections.markdown_folder import (
     SUMMARY_TOKEN_BUDGET,
     item_ids_in,
     render_folder,
 )
+from support.folder_models import folder_session, words
 
 BASE = datetime(2025, 6, 30, 12, tzinfo=UTC)
 KINDS = ("preference", "knowledge", "failure", "task", "task")
 SCOPES = ("global", "proj:a", "proj:b", "proj:c")
 
 
-def words(text: str) -> int:
-    """Token counter for tests: whitespace-separated words."""
-    return len(text.split())
-
-
-def _session(n: int, scope: str) -> FolderSession:
-    return FolderSession(
-        session_id=f"5e55{n:04x}-0000-4000-8000-000000000000",
-        native_id=f"0197{n:04x}-0000-7000-8000-{n:012x}",
-        source="codex",
-        path=f"/home/u/.codex/sessions/rollout-{n}.jsonl",
-        cwd=f"/src/{scope.split(':')[-1]}",
-        scope=scope,
-        git_branch=None,
-        started_at=BASE - timedelta(days=n),
-        updated_at=BASE - timedelta(days=n),
-        rollout_summary=f"summary {n}",
-        rollout_slug=f"session {n}",
-        raw_memory=f"raw memory {n}",
-    )
-
-
 def large_model(n_items: int = 500, seed: int = 7, project: str | None = None) -> FolderModel:
     """A big, varied model: items in four scopes, 40 task groups, 60 days, 30 sessions."""
     rng = random.Random(seed)
-    sessions = tuple(_session(n, SCOPES[1 + n % 3]) for n in range(30))
+    sessions = tuple(folder_session(n, SCOPES[1 + n % 3], BASE - timedelta(days=n)) for n in range(30))
     items = []
     for n in range(n_items):
         scope = SCOPES[n % 4]

@@ -14,30 +14,9 @@ from mnemolog.domain.skill import Skill, SkillStep
 from mnemolog.projections.folder_model import FolderModel, FolderSession
 from mnemolog.projections.folder_validator import validate_folder
 from mnemolog.projections.markdown_folder import item_ids_in, render_folder, render_skills
+from support.folder_models import folder_session, words
 
 AT = datetime(2025, 6, 30, 12, tzinfo=UTC)
-
-
-def words(text: str) -> int:
-    """Token counter for tests: whitespace-separated words."""
-    return len(text.split())
-
-
-def _session(n: int, scope: str) -> FolderSession:
-    return FolderSession(
-        session_id=f"5e55{n:04x}-0000-4000-8000-000000000000",
-        native_id=f"0197{n:04x}-0000-7000-8000-{n:012x}",
-        source="codex",
-        path=f"/home/u/.codex/sessions/rollout-{n}.jsonl",
-        cwd=f"/src/{scope.split(':')[-1]}",
-        scope=scope,
-        git_branch=None,
-        started_at=AT,
-        updated_at=AT,
-        rollout_summary=f"summary {n}",
-        rollout_slug=f"session {n}",
-        raw_memory=f"raw memory {n}",
-    )
 
 
 def _skill(n: int, scope: str, name: str, evidence: tuple[FolderSession, ...], description: str = "") -> ItemRow:
@@ -64,7 +43,7 @@ def _skill(n: int, scope: str, name: str, evidence: tuple[FolderSession, ...], d
     )
 
 
-A1, A2, B1 = _session(1, "proj:a"), _session(2, "proj:a"), _session(3, "proj:b")
+A1, A2, B1 = folder_session(1, "proj:a", AT), folder_session(2, "proj:a", AT), folder_session(3, "proj:b", AT)
 SKILL_A = _skill(1, "proj:a", "build-and-test", (A1, A2))
 SKILL_B = _skill(2, "proj:b", "deploy-staging", (B1,))
 SKILL_G = _skill(3, "global", "release-notes", (A1, B1))
