@@ -307,8 +307,10 @@ def _file_lock(path: Path) -> Iterator[None]:
 def _open_sqlite_views(app: MnemologApp, path: Path) -> MemoryView:
     """The SQLite views; a views file that cannot be opened (corrupt, not a database) is set aside and rebuilt from the log.
 
-    The views are projections: the log alone is the record, so nothing is lost.
+    The views are projections: the log alone is the record, so nothing is lost. They hold the
+    log's texts opened, so the file is the owner's alone, as the log is.
     """
+    owner_only(path)
     try:
         return open_views(app, open_sqlite_view(str(path), count_tokens))
     except Exception as error:
@@ -319,6 +321,7 @@ def _open_sqlite_views(app: MnemologApp, path: Path) -> MemoryView:
             with contextlib.suppress(FileNotFoundError):
                 os.replace(f"{path}{suffix}", f"{aside}{suffix}")
         NOTICES.append(f"the views in {path} could not be opened ({error}); set aside as {aside.name} and rebuilt from the log")
+        owner_only(path)
         view = open_sqlite_view(str(path), count_tokens)
         rebuild(app, view)
         return view

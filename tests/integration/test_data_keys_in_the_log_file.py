@@ -73,11 +73,14 @@ def test_a_command_writes_its_keys_in_the_log_file_and_no_key_file(tmp_path: Pat
     reopened.close()
 
 
-def test_the_log_file_that_holds_the_keys_is_owner_only(tmp_path: Path) -> None:
+def test_the_log_file_that_holds_the_keys_and_the_views_that_hold_its_texts_are_owner_only(tmp_path: Path) -> None:
     home = tmp_path / "home"
+    home.mkdir()
+    (home / "views.sqlite").touch(0o644)  # made readable by an older version: narrowed on open
     store = _open(home)
     store.app.save_all(item(A, "Use uv to install the tools."))
-    for name in ("events.sqlite", "events.sqlite-wal", "events.sqlite-shm"):
+    store.catch_up()
+    for name in ("events.sqlite", "events.sqlite-wal", "events.sqlite-shm", "views.sqlite", "views.sqlite-wal", "views.sqlite-shm"):
         path = home / name
         if path.exists():
             assert stat.S_IMODE(path.stat().st_mode) == 0o600, name
