@@ -181,6 +181,9 @@ class Store:
         """
         self.rebuild()
         self.keys.compact()
+        # Its keys are plain SHA-256 digests of texts counted before (a profile, summary lines): one could
+        # confirm a guess of an erased text. A cache: the next read counts again.
+        (Path(self.settings.home) / TOKEN_COUNTS).unlink(missing_ok=True)
         if self.backend != "sqlite":
             return
         import sqlite3
@@ -326,6 +329,8 @@ def _open_sqlite_views(app: MnemologApp, path: Path) -> MemoryView:
         rebuild(app, view)
         return view
 
+
+TOKEN_COUNTS = "token-counts.json"  # the home's cache of token counts (cli/read_path: CachedTokenizer)
 
 NOTICES: list[str] = []
 """What opening a store had to repair, for the command to tell the user (and clear)."""

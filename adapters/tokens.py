@@ -176,6 +176,7 @@ class CachedTokenizer(O200kTokenizer):
             self.path.parent.mkdir(parents=True, exist_ok=True)
             scratch = self.path.with_suffix(".tmp")
             scratch.write_text(json.dumps(counts))
+            scratch.chmod(0o600)  # digests of memory's texts: the owner's, as the store is
             scratch.replace(self.path)
         return tokens
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mnemolog.adapters.bootstrap import Store
+from mnemolog.adapters.bootstrap import TOKEN_COUNTS, Store
 from mnemolog.adapters.tokens import CachedTokenizer
 from mnemolog.domain.services import injections, read
 from mnemolog.prompts import load_prompt, render
@@ -17,7 +17,7 @@ from mnemolog.prompts import load_prompt, render
 
 def tokenizer(store: Store) -> CachedTokenizer:
     """The context's tokenizer: item lines come pre-counted from the views; the head's counts are remembered in the home folder."""
-    return CachedTokenizer(Path(store.settings.home) / "token-counts.json")
+    return CachedTokenizer(Path(store.settings.home) / TOKEN_COUNTS)
 
 
 def instructions(project: str) -> str:

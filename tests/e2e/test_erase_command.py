@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from mnemolog.adapters.bootstrap import open_store
@@ -40,8 +41,12 @@ def test_erase_asks_first_then_leaves_the_value_nowhere(tmp_path: Path) -> None:
     refused = run_cli("forget", SECRET, "--erase", env=env, stdin="n\n")
     assert refused.code == 1 and b"falcon" in home_bytes(home)
 
+    counts = home / "token-counts.json"  # the render's counts, keyed by digests of the texts it counted
+    before = json.loads(counts.read_text())
+    counts.write_text(json.dumps({**before, "digest-from-before": 1}))
     done = run_cli("forget", SECRET, "--erase", env=env, stdin="y\n")
     assert done.code == 0, done.err
+    assert "digest-from-before" not in json.loads(counts.read_text())  # purged: only texts counted since are in it
     assert "erased:" in done.out and "old key(s) destroyed" in done.out
     assert "falcon" not in (done.out + done.err).lower()
     assert b"falcon" not in home_bytes(home).lower()
