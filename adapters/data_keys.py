@@ -250,7 +250,42 @@ def _overwrite_and_remove(path: Path) -> None:
     path.unlink()
 
 
-class SqliteKeys(AesGcmKeys):
+class _KeyTable(AesGcmKeys):
+    """What the key table answers alike on both backends (``MARK``: the driver's placeholder)."""
+
+    MARK = "?"
+    _conn: Any
+
+    @abstractmethod
+    def _db(self) -> Any:
+        """The connection to the key table (opened, and the table made, on first use)."""
+
+    def _current(self, subject: str) -> tuple[str, bytes] | None:
+        row = self._db().execute(
+            f"SELECT key_id, key FROM {KEY_TABLE} WHERE subject = {self.MARK} ORDER BY seq DESC LIMIT 1", (subject,)
+        ).fetchone()
+        return (str(row[0]), bytes(row[1])) if row else None
+
+    def _find(self, key_id: str) -> list[tuple[str, bytes]]:
+        mark = self.MARK
+        rows = self._db().execute(
+            f"SELECT key_id, key FROM {KEY_TABLE} WHERE seq >= (SELECT seq FROM {KEY_TABLE} WHERE key_id = {mark}) ORDER BY seq LIMIT {mark}",
+            (key_id, 1 + READ_AHEAD),
+        ).fetchall()
+        return [(str(r[0]), bytes(r[1])) for r in rows]
+
+    def _add(self, subject: str, key_id: str, key: bytes) -> None:
+        mark = self.MARK
+        self._db().execute(f"INSERT INTO {KEY_TABLE} (key_id, subject, key) VALUES ({mark}, {mark}, {mark})", (key_id, subject, key))
+
+    def close(self) -> None:
+        """Release the key table's connection."""
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+
+class SqliteKeys(_KeyTable):
     """Keys in a table of a SQLite file (the store's ``events.sqlite``); opened on first use.
 
     The event recorder writes new keys on its own connection, in the events'
@@ -316,22 +351,6 @@ class SqliteKeys(AesGcmKeys):
             _overwrite_and_remove(Path(f"{old}{suffix}"))
         return len(rows)
 
-    def _current(self, subject: str) -> tuple[str, bytes] | None:
-        row = self._db().execute(
-            f"SELECT key_id, key FROM {KEY_TABLE} WHERE subject = ? ORDER BY seq DESC LIMIT 1", (subject,)
-        ).fetchone()
-        return (str(row[0]), bytes(row[1])) if row else None
-
-    def _find(self, key_id: str) -> list[tuple[str, bytes]]:
-        rows = self._db().execute(
-            f"SELECT key_id, key FROM {KEY_TABLE} WHERE seq >= (SELECT seq FROM {KEY_TABLE} WHERE key_id = ?) ORDER BY seq LIMIT ?",
-            (key_id, 1 + READ_AHEAD),
-        ).fetchall()
-        return [(str(r[0]), bytes(r[1])) for r in rows]
-
-    def _add(self, subject: str, key_id: str, key: bytes) -> None:
-        self._db().execute(f"INSERT INTO {KEY_TABLE} (key_id, subject, key) VALUES (?, ?, ?)", (key_id, subject, key))
-
     def _add_all(self, keys: list[KeyRow]) -> None:
         db = self._db()
         db.execute("BEGIN IMMEDIATE")
@@ -362,14 +381,12 @@ class SqliteKeys(AesGcmKeys):
         if self.path.exists():
             checkpoint_fully(self._db(), self.path)
 
-    def close(self) -> None:
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
 
 
-class PostgresKeys(AesGcmKeys):
+class PostgresKeys(_KeyTable):
     """Keys in a table of the store's PostgreSQL database; connected on first use."""
+
+    MARK = "%s"
 
     def __init__(self, url: str) -> None:
         super().__init__()
@@ -388,22 +405,6 @@ class PostgresKeys(AesGcmKeys):
             conn.execute(f"CREATE INDEX IF NOT EXISTS {KEY_TABLE}_subject ON {KEY_TABLE} (subject, seq)")
             self._conn = conn
         return self._conn
-
-    def _current(self, subject: str) -> tuple[str, bytes] | None:
-        row = self._db().execute(
-            f"SELECT key_id, key FROM {KEY_TABLE} WHERE subject = %s ORDER BY seq DESC LIMIT 1", (subject,)
-        ).fetchone()
-        return (str(row[0]), bytes(row[1])) if row else None
-
-    def _find(self, key_id: str) -> list[tuple[str, bytes]]:
-        rows = self._db().execute(
-            f"SELECT key_id, key FROM {KEY_TABLE} WHERE seq >= (SELECT seq FROM {KEY_TABLE} WHERE key_id = %s) ORDER BY seq LIMIT %s",
-            (key_id, 1 + READ_AHEAD),
-        ).fetchall()
-        return [(str(r[0]), bytes(r[1])) for r in rows]
-
-    def _add(self, subject: str, key_id: str, key: bytes) -> None:
-        self._db().execute(f"INSERT INTO {KEY_TABLE} (key_id, subject, key) VALUES (%s, %s, %s)", (key_id, subject, key))
 
     _ADD_ALL = (
         f"INSERT INTO {KEY_TABLE} (subject, key_id, key) SELECT * FROM unnest(%s::text[], %s::text[], %s::bytea[]) "
@@ -433,10 +434,6 @@ class PostgresKeys(AesGcmKeys):
         """Rewrite the key table so destroyed keys leave no dead rows behind."""
         self._db().execute(f"VACUUM FULL {KEY_TABLE}")
 
-    def close(self) -> None:
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
 
 
 def checkpoint_fully(conn: sqlite3.Connection, path: Path) -> None:
