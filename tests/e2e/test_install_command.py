@@ -125,11 +125,17 @@ def _hook(env: dict[str, str], cwd: Path) -> dict[str, object] | None:
     return json.loads(done.out) if done.out.strip() else None
 
 
-def test_claude_code_skills_user_wide_in_the_user_folder_project_ones_in_the_repo_only_when_asked(home: dict[str, str], tmp_path: Path) -> None:
+def _project_with_two_skills(home: dict[str, str], tmp_path: Path) -> Path:
+    """A git project with its own skill, ship-alpha, and a user-wide one, tidy-user, made from notes."""
     project = _git_project(tmp_path / "work" / "alpha")
     assert run_cli("note", "Skill ship-alpha: run `make build`, then `make push`", "--scope", "project", env=home, cwd=project).code == 0
     assert run_cli("note", "Skill tidy-user: run `ruff format`, then `ruff check --fix`", "--scope", "global", env=home, cwd=project).code == 0
     assert run_cli("consolidate", env=home, cwd=project).code == 0
+    return project
+
+
+def test_claude_code_skills_user_wide_in_the_user_folder_project_ones_in_the_repo_only_when_asked(home: dict[str, str], tmp_path: Path) -> None:
+    project = _project_with_two_skills(home, tmp_path)
     user_folder = Path(home["HOME"]) / ".claude" / "skills"
     before = files(home)
 
@@ -176,10 +182,7 @@ def test_claude_code_skills_user_wide_in_the_user_folder_project_ones_in_the_rep
 
 
 def test_codex_install_puts_user_wide_skills_into_codex_home_skills_and_takes_them_out(home: dict[str, str], tmp_path: Path) -> None:
-    project = _git_project(tmp_path / "work" / "alpha")
-    assert run_cli("note", "Skill tidy-user: run `ruff format`, then `ruff check --fix`", "--scope", "global", env=home, cwd=project).code == 0
-    assert run_cli("note", "Skill ship-alpha: run `make build`, then `make push`", "--scope", "project", env=home, cwd=project).code == 0
-    assert run_cli("consolidate", env=home, cwd=project).code == 0
+    _project_with_two_skills(home, tmp_path)
     codex_skills = Path(home["HOME"]) / ".codex" / "skills"
     (codex_skills / ".system").mkdir(parents=True)  # Codex's own system skills stay as they are
     (codex_skills / ".system" / "marker.txt").write_text("codex\n")
