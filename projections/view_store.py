@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol
 
 from eventsourcing.persistence import IntegrityError, OperationalError, Tracking
-from eventsourcing.sqlite import SQLiteDatastore, SQLiteTrackingRecorder
+from eventsourcing.sqlite import SQLiteDatastore, SQLiteTrackingRecorder, SQLiteTransaction
 from mnemolog.domain.application import MnemologApp
 from mnemolog.projections.schema import (
     SCHEMA_TABLE,
@@ -77,12 +77,15 @@ class ViewMixin:
         # every event class: imported only when there are events to apply
         from mnemolog.projections.memory_view import apply_event
 
-        with self.datastore.transaction(commit=True) as cursor:
+        with self._writing() as cursor:
             rows = ViewRows(Sql(cursor, self.dialect), self._line_tokens())
             for domain_event, _ in batch:
                 apply_event(rows, domain_event)
             rows.flush()
             self._insert_tracking(cursor, batch[-1][1])  # type: ignore[attr-defined]
+
+    def _writing(self) -> contextlib.AbstractContextManager[Any]:
+        return self.datastore.transaction(commit=True)  # type: ignore[no-any-return]
 
     def _line_tokens(self) -> Callable[[dict[str, Any]], dict[str, int]] | None:
         from mnemolog.projections.memory_view import context_line_tokens  # as lazily as apply_event
@@ -163,6 +166,24 @@ class SQLiteMemoryView(ViewMixin, SQLiteTrackingRecorder):
 
     def _tracking_table(self) -> str:
         return "tracking"
+
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[Any]:
+        # Applying reads view rows before it writes them. In a deferred transaction,
+        # another process's commit in between makes the first write fail at once with
+        # "database is locked" (a stale snapshot cannot be upgraded, so SQLite does not
+        # wait): take the write lock first, waiting the time-out for it.
+        with self.datastore.get_connection(commit=True) as connection, _ImmediateTransaction(connection, commit=True) as cursor, cursor:
+            yield cursor
+
+
+class _ImmediateTransaction(SQLiteTransaction):
+    """The library's transaction (its commit, rollback and error types), begun with the write lock."""
+
+    def __enter__(self) -> Any:
+        cursor = self.connection.cursor()
+        cursor.execute("BEGIN IMMEDIATE")
+        return cursor
 
 
 def open_sqlite_view(path: str, count_tokens: Callable[[str], int] | None = None) -> SQLiteMemoryView:
