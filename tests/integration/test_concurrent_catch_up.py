@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
+from mnemolog.adapters.bootstrap import Store
 from mnemolog.domain.session import Session
 from mnemolog.projections.reads import ViewReads
 from support.memory import item
@@ -12,19 +14,25 @@ from support.scenarios import TRANSCRIPT, facts
 PROJECT = "git:example.com/acme/api"
 
 
+def _catching_up(errors: list[BaseException]) -> Callable[[Store], None]:
+    """A thread body: catch ``store``'s views up, keeping whatever it raised in ``errors``."""
+
+    def catch_up(store: Store) -> None:
+        try:
+            store.catch_up()
+        except BaseException as error:
+            errors.append(error)
+
+    return catch_up
+
+
 def test_concurrent_catch_ups_apply_each_event_once(store_factory) -> None:
     writer = store_factory()
     for batch in range(10):
         writer.app.save_all(*(Session(facts=facts(f"s-{batch}-{n}"), transcript=TRANSCRIPT) for n in range(100)))
     readers = [store_factory() for _ in range(4)]
     errors: list[BaseException] = []
-
-    def catch_up(store) -> None:
-        try:
-            store.catch_up()
-        except BaseException as error:
-            errors.append(error)
-
+    catch_up = _catching_up(errors)
     threads = [threading.Thread(target=catch_up, args=(s,)) for s in readers]
     for t in threads:
         t.start()
@@ -60,13 +68,7 @@ def test_a_catch_up_that_another_overtakes_while_it_reads_still_succeeds(store_f
 
     first.view.count_tokens = slow_count
     errors: list[BaseException] = []
-
-    def catch_up(store) -> None:
-        try:
-            store.catch_up()
-        except BaseException as error:
-            errors.append(error)
-
+    catch_up = _catching_up(errors)
     reader = threading.Thread(target=catch_up, args=(first,))
     reader.start()
     assert counting.wait(timeout=30)
