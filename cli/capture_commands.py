@@ -3,7 +3,8 @@
 As a hook (``--hook``) it reads the agent's JSON on stdin, starts itself in
 the background for the session's transcript and returns at once: Codex gives
 a SessionEnd hook 3 s, and an agent should not wait on phase 1. The
-background run writes one line per session to ``$MNEMOLOG_HOME/logs/capture.log``.
+background run writes one line per session to ``$MNEMOLOG_HOME/logs/capture.log``
+(and one more first when it waits for another process's consolidation to end).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from mnemolog.cli.context import store
 from mnemolog.cli.output import Exit, UserError, console, emit_json
 
 LOG_NAME = "capture.log"
+RETRY = 1.0  # seconds between phase-2 attempts while another run holds the lease
 
 
 def _home() -> Path:
@@ -95,7 +97,7 @@ def _capture(paths: list[Path]) -> dict[str, Any]:
     from mnemolog.adapters.session_files import SessionReadError, read_session
     from mnemolog.adapters.settings import eligibility_policy
     from mnemolog.cli.memory_folder import follow_log
-    from mnemolog.cli.pipeline_commands import _consolidate, _extract
+    from mnemolog.cli.pipeline_commands import _extract
     from mnemolog.domain.services import cite as citing
     from mnemolog.domain.services import ingest as ingest_service
     from mnemolog.domain.services.extract import reassess
@@ -122,7 +124,7 @@ def _capture(paths: list[Path]) -> dict[str, Any]:
                 reassess(s.app, session_id_for(transcript.meta.source, transcript.meta.native_id), s.clock(), ended)
                 cited += citing.cite_session_file(s, transcript, folder).citations
         extracted, extract_model = _extract(s, None, None, None, True)
-        consolidated, consolidate_model = _consolidate(s, None)
+        consolidated, consolidate_model = _consolidate_when_free(s)
         if consolidated.status == "completed":
             follow_log(s)
     return {
@@ -132,6 +134,30 @@ def _capture(paths: list[Path]) -> dict[str, Any]:
         "extract": {**extracted.as_dict(), "model": extract_model},
         "consolidate": {"status": consolidated.status, "added": consolidated.added, "revised": consolidated.revised, "model": consolidate_model},
     }
+
+
+def _consolidate_when_free(s: Any) -> tuple[Any, str]:
+    """Phase 2 now; while another process's run holds the lease, again each ``RETRY`` until it ends.
+
+    Two sessions that end close together are captured at once: the second
+    capture's phase 2 finds the first's running. Giving up there would leave its
+    session out of memory until some later consolidation; the run it waits for
+    cannot take longer than the lease (``consolidate_lease_seconds``).
+    """
+    import time
+
+    from mnemolog.cli.pipeline_commands import _consolidate
+
+    deadline = time.monotonic() + s.settings.consolidate_lease_seconds
+    said = False
+    while True:
+        report, model = _consolidate(s, None)
+        if report.status != "busy" or time.monotonic() >= deadline:
+            return report, model
+        if not said:
+            console.print(f"capture: waiting for the consolidation running elsewhere to end ({report.detail})", highlight=False, markup=False, soft_wrap=True)
+            said = True
+        time.sleep(RETRY)
 
 
 def _print(report: dict[str, Any], agent: str | None) -> None:

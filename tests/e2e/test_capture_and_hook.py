@@ -78,3 +78,37 @@ def test_capture_as_a_hook_returns_at_once_and_captures_in_the_background(world:
         time.sleep(0.2)
     assert f"captured {world['rollout']} (codex)" in log.read_text()
     assert run_cli("capture", "--hook", env=world["env"], stdin="not json").code == 0  # a hook never fails its agent
+
+
+def test_a_capture_that_finds_another_consolidation_running_waits_for_it_then_consolidates(world: dict) -> None:
+    """Two sessions that end together: the second capture's phase 2 used to give up ("consolidate busy")."""
+    import threading
+    from datetime import timedelta
+    from uuid import uuid4
+
+    from mnemolog.adapters.bootstrap import open_store
+    from mnemolog.adapters.settings import Settings
+    from mnemolog.domain.consolidation import PhaseTwoLease
+    from mnemolog.domain.services.unit_of_work import worker_name
+
+    other = open_store(Settings(home=world["tmp"] / "data"))  # the process whose run holds the lease
+    lease, run = PhaseTwoLease(), uuid4()
+    lease.take(run, worker_name(), datetime.now(UTC), timedelta(minutes=30))
+    other.app.save_all(lease)
+
+    def end_the_run() -> None:
+        held = other.app.repository.get(PhaseTwoLease.create_id())
+        held.release(run)
+        other.app.save_all(held)
+
+    ends = threading.Timer(2.0, end_the_run)
+    ends.start()
+    try:
+        captured = run_cli("capture", str(world["rollout"]), env=world["env"])
+    finally:
+        ends.join()
+        other.close()
+    assert captured.code == 0, captured.err
+    assert "waiting for the consolidation running elsewhere to end" in captured.out
+    assert "extract 1 extracted" in captured.out and "consolidate completed, 3 added" in captured.out
+    assert "ruff format" in hook(world, "--agent", "claude-code", cwd=world["project"])
