@@ -26,6 +26,7 @@ from mnemolog.adapters.data_keys import (
     PostgresKeys,
     SqliteKeys,
     checkpoint_fully,
+    overwrite_and_remove,
     owner_only,
 )
 from mnemolog.adapters.settings import Settings, load_settings
@@ -189,7 +190,10 @@ class Store:
         import sqlite3
 
         home = Path(self.location)
-        for name, vacuum in (("views.sqlite", True), ("events.sqlite", False)):
+        # Views once set aside as corrupt hold the log's texts of that day in clear: the log is the record.
+        for aside in sorted(home.glob(f"{VIEWS_FILE}.{SET_ASIDE}*")):
+            overwrite_and_remove(aside)
+        for name, vacuum in ((VIEWS_FILE, True), ("events.sqlite", False)):
             path = home / name
             if not path.exists():
                 continue
@@ -283,7 +287,7 @@ def open_store(settings: Settings | None = None, clock: Clock = utc_now) -> Stor
             file_keys.ensure_table()
             file_keys.adopt(home / KEY_FILE)
             app = MnemologApp(env=env, keys=file_keys)
-            view = _open_sqlite_views(app, home / "views.sqlite")
+            view = _open_sqlite_views(app, home / VIEWS_FILE)
         return Store(app, view, settings, "sqlite", str(home), clock, env, file_keys)
     except Exception as error:  # any driver error opening the store is one user-facing message
         if isinstance(error, StoreError):
@@ -319,7 +323,7 @@ def _open_sqlite_views(app: MnemologApp, path: Path) -> MemoryView:
     except Exception as error:
         if not _is_corrupt(path):
             raise
-        aside = path.with_name(f"{path.name}.corrupt-{datetime.now(UTC).strftime('%Y%m%dT%H%M%S')}")
+        aside = path.with_name(f"{path.name}.{SET_ASIDE}{datetime.now(UTC).strftime('%Y%m%dT%H%M%S')}")
         for suffix in ("", "-wal", "-shm"):
             with contextlib.suppress(FileNotFoundError):
                 os.replace(f"{path}{suffix}", f"{aside}{suffix}")
@@ -330,6 +334,8 @@ def _open_sqlite_views(app: MnemologApp, path: Path) -> MemoryView:
         return view
 
 
+VIEWS_FILE = "views.sqlite"
+SET_ASIDE = "corrupt-"  # a views file that could not be opened is kept as views.sqlite.corrupt-<time>
 TOKEN_COUNTS = "token-counts.json"  # the home's cache of token counts (cli/read_path: CachedTokenizer)
 
 NOTICES: list[str] = []

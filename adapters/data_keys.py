@@ -237,7 +237,7 @@ def owner_only(path: Path) -> None:
                 part.chmod(0o600)
 
 
-def _overwrite_and_remove(path: Path) -> None:
+def overwrite_and_remove(path: Path) -> None:
     """Zeros over every byte of ``path``, synced, then the file removed (nothing of it left to read)."""
     try:
         size = path.stat().st_size
@@ -348,7 +348,7 @@ class SqliteKeys(_KeyTable):
             db.execute("ROLLBACK")
             raise
         for suffix in ("-wal", "-shm", "-journal", ""):
-            _overwrite_and_remove(Path(f"{old}{suffix}"))
+            overwrite_and_remove(Path(f"{old}{suffix}"))
         return len(rows)
 
     def _add_all(self, keys: list[KeyRow]) -> None:

@@ -63,3 +63,26 @@ def test_erase_asks_first_then_leaves_the_value_nowhere(tmp_path: Path) -> None:
     found = run_cli("search", "CSV", "--project", "git:github.com/acme/api", "--json", env=env)
     assert found.code == 0 and found.json()["hits"], "what did not carry the value survives the erase"
     assert b"falcon" not in home_bytes(home).lower()
+
+
+def test_erase_removes_views_once_set_aside_as_corrupt(tmp_path: Path) -> None:
+    """A views file that could not be opened was kept beside the store, with the log's texts of that day in clear."""
+    home = tmp_path / "home"
+    store = open_store(Settings(home=home), clock=FixedClock())
+    try:
+        start(store, tmp_path)
+    finally:
+        store.close()
+    env = {"MNEMOLOG_HOME": str(home)}
+    views = home / "views.sqlite"
+    data = views.read_bytes()
+    views.write_bytes(data[:100] + b"\x00garbage" * 2000 + data[16100:])  # its header and first pages damaged
+    opened = run_cli("context", "--project", "git:github.com/acme/api", env=env)
+    assert opened.code == 0 and "set aside as views.sqlite.corrupt-" in opened.err
+    aside = [p for p in home.iterdir() if p.name.startswith("views.sqlite.corrupt-")]  # with its -wal and -shm
+    assert aside and b"falcon" in b"".join(p.read_bytes() for p in aside)
+
+    done = run_cli("forget", SECRET, "--erase", env=env, stdin="y\n")
+    assert done.code == 0, done.err
+    assert not any(p.name.startswith("views.sqlite.corrupt-") for p in home.iterdir())
+    assert b"falcon" not in home_bytes(home).lower()
