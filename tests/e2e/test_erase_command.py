@@ -5,13 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from mnemolog.adapters.bootstrap import open_store
-from mnemolog.adapters.settings import Settings
 from mnemolog.domain.session import session_id_for
 from support.cli import run_cli
-from support.forgetting import SECRET, start
+from support.forgetting import SECRET, started_home
 from support.sessions import thread_id
-from support.stores import FixedClock
 
 
 def home_bytes(home: Path) -> bytes:
@@ -19,13 +16,8 @@ def home_bytes(home: Path) -> bytes:
 
 
 def test_erase_asks_first_then_leaves_the_value_nowhere(tmp_path: Path) -> None:
-    home = tmp_path / "home"
-    store = open_store(Settings(home=home), clock=FixedClock())
-    try:
-        item_id = str(start(store, tmp_path).value_items()[0])
-    finally:
-        store.close()
-    env = {"MNEMOLOG_HOME": str(home)}
+    started = started_home(tmp_path)
+    home, env, item_id = started.home, started.env, started.item_id
     assert run_cli("render", env=env).code == 0
     assert b"falcon" in home_bytes(home)
 
@@ -67,13 +59,8 @@ def test_erase_asks_first_then_leaves_the_value_nowhere(tmp_path: Path) -> None:
 
 def test_erase_removes_views_once_set_aside_as_corrupt(tmp_path: Path) -> None:
     """A views file that could not be opened was kept beside the store, with the log's texts of that day in clear."""
-    home = tmp_path / "home"
-    store = open_store(Settings(home=home), clock=FixedClock())
-    try:
-        start(store, tmp_path)
-    finally:
-        store.close()
-    env = {"MNEMOLOG_HOME": str(home)}
+    started = started_home(tmp_path)
+    home, env = started.home, started.env
     views = home / "views.sqlite"
     data = views.read_bytes()
     views.write_bytes(data[:100] + b"\x00garbage" * 2000 + data[16100:])  # its header and first pages damaged

@@ -6,22 +6,13 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from mnemolog.adapters.bootstrap import open_store
-from mnemolog.adapters.settings import Settings
 from support.cli import run_cli
-from support.forgetting import SECRET, start
-from support.stores import FixedClock
+from support.forgetting import SECRET, started_home
 
 
 def test_forget_then_read_the_story(tmp_path: Path) -> None:
-    home = tmp_path / "home"
-    store = open_store(Settings(home=home), clock=FixedClock())
-    try:
-        sc = start(store, tmp_path)
-        item_id = str(sc.value_items()[0])
-    finally:
-        store.close()
-    env = {"MNEMOLOG_HOME": str(home)}
+    started = started_home(tmp_path)
+    env, item_id = started.env, started.item_id
     time.sleep(0.01)
     before_forget = datetime.now(UTC).isoformat()
     time.sleep(0.01)
@@ -63,7 +54,7 @@ def test_forget_then_read_the_story(tmp_path: Path) -> None:
 
     lifted = run_cli("lift", tombstone, "--json", env=env)
     assert lifted.code == 0 and lifted.json() == {
-        "tombstone": tombstone, "lifted": True, "folder": None, "restored_sessions": [str(sc.source)], "restored_notes": [],
+        "tombstone": tombstone, "lifted": True, "folder": None, "restored_sessions": [started.session_id], "restored_notes": [],
     }
     assert run_cli("lift", "00000000-0000-0000-0000-000000000009", env=env).code == 5
     assert run_cli("explain", "00000000-0000-0000-0000-000000000009", env=env).code == 5
@@ -81,14 +72,8 @@ def test_forget_then_read_the_story(tmp_path: Path) -> None:
 def test_forget_a_session_by_the_agents_own_id(tmp_path: Path) -> None:
     from support.sessions import thread_id
 
-    home = tmp_path / "home"
-    store = open_store(Settings(home=home), clock=FixedClock())
-    try:
-        sc = start(store, tmp_path)
-        session_id = str(sc.source)
-    finally:
-        store.close()
-    env = {"MNEMOLOG_HOME": str(home)}
+    started = started_home(tmp_path)
+    env, session_id = started.env, started.session_id
 
     done = run_cli("forget", "--session", thread_id(1), "--json", env=env)
 
@@ -100,13 +85,8 @@ def test_forget_a_session_by_the_agents_own_id(tmp_path: Path) -> None:
 
 def test_the_memory_folder_follows_forget_review_and_lift_without_a_render(tmp_path: Path) -> None:
     """Guarantee 7: the folder agents read shows each change when the command returns."""
-    home = tmp_path / "home"
-    store = open_store(Settings(home=home), clock=FixedClock())
-    try:
-        start(store, tmp_path)
-    finally:
-        store.close()
-    env = {"MNEMOLOG_HOME": str(home)}
+    started = started_home(tmp_path)
+    home, env = started.home, started.env
     folder = home / "memories"
 
     def folder_text() -> str:

@@ -118,6 +118,33 @@ def start(store: Store, tmp_path: Path, profile: str = "Deploys often.") -> Scen
     return scenario
 
 
+@dataclass(frozen=True)
+class StartedHome:
+    """A SQLite home where ``start`` ran, its store closed: what the CLI tests run ``mnemolog`` against."""
+
+    home: Path
+    env: dict[str, str]
+    item_id: str  # an item that carries the value
+    session_id: str  # the session the value came from
+
+
+def started_home(tmp_path: Path) -> StartedHome:
+    """``start`` in ``tmp_path / "home"``, then the store closed."""
+    from mnemolog.adapters.bootstrap import open_store
+    from mnemolog.adapters.settings import Settings
+
+    from support.stores import FixedClock
+
+    home = tmp_path / "home"
+    store = open_store(Settings(home=home), clock=FixedClock())
+    try:
+        scenario = start(store, tmp_path)
+        item_id, session_id = str(scenario.value_items()[0]), str(scenario.source)
+    finally:
+        store.close()
+    return StartedHome(home, {"MNEMOLOG_HOME": str(home)}, item_id, session_id)
+
+
 def everything_an_agent_reads(store: Store) -> dict[str, str]:
     """Every rendered file (whole store and the project) and every projection table, as text."""
     seen: dict[str, str] = {}
