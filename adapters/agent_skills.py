@@ -53,6 +53,7 @@ MARKER_TEXT = (
 SKILL_FILE = "SKILL.md"
 # Where install records what it set up for skills (inside the install manifest's ``extra``).
 SETTINGS_KEY = "skills"
+REPOS_RECORD = "repos.json"  # beside the install manifest: the repositories' skill folders the hook wrote to
 
 
 @dataclass(frozen=True)
@@ -199,17 +200,32 @@ def installed(home: Path, agent: str = "claude-code") -> dict[str, Any] | None:
 
 
 def follow_store(store: Store) -> list[SkillSync]:
-    """After a write that may change skills (run, capture, forget, ...): each agent's user skill folder in step."""
+    """After a write that may change skills (run, capture, forget, ...): each agent's user skill folder in step,
+    and every repository folder the hook wrote project skills into."""
     from mnemolog.adapters.agent_install import AGENTS
 
-    setups = [setup for agent in AGENTS if (setup := installed(Path(store.settings.home), agent)) is not None]
+    home = Path(store.settings.home)
+    setups = [setup for agent in AGENTS if (setup := installed(home, agent)) is not None]
     if not setups:
         return []
     wanted = user_wide_skills(store)
     syncs = [plan_sync(Path(setup["user_folder"]), wanted) for setup in setups]
+    # A skill forgotten must not wait in a repository (where it may be committed) for the next session there.
+    syncs += [plan_sync(folder, project_skills(store, project)) for folder, project in _written_repos(home)]
     for sync in syncs:
         apply_sync(sync)
     return syncs
+
+
+def _written_repos(home: Path) -> list[tuple[Path, str]]:
+    """The repository skill folders the hook wrote to that still hold skills of mnemolog's, with their project."""
+    from mnemolog.adapters.scope import scope_for_cwd
+
+    setup = installed(home)
+    if setup is None or not setup.get("in_repo"):
+        return []
+    folders = [Path(f) for f in load_record(install_folder(home) / REPOS_RECORD).get("repos", [])]
+    return [(folder, scope_for_cwd(folder.parent.parent)) for folder in folders if owned_skills(folder)]
 
 
 def sync_repo(store: Store, project: str, cwd: str) -> SkillSync | None:
@@ -223,5 +239,5 @@ def sync_repo(store: Store, project: str, cwd: str) -> SkillSync | None:
         return SkillSync(folder)  # nothing to write, and nothing of mnemolog's there: the repository stays untouched
     sync = plan_sync(folder, wanted)
     apply_sync(sync)
-    remember_repo(install_folder(Path(store.settings.home)) / "repos.json", folder)
+    remember_repo(install_folder(Path(store.settings.home)) / REPOS_RECORD, folder)
     return sync

@@ -119,15 +119,17 @@ def _install_skills(target: Any, dry_run: bool, in_repo: bool) -> dict[str, Any]
 
 
 def _take_out_of_repos(manifest: Any) -> None:
+    from mnemolog.adapters.agent_skills import REPOS_RECORD
+
     _remove_skill_folders(_repo_skill_folders(manifest), dry_run=False)
-    (manifest.folder / "repos.json").unlink(missing_ok=True)
+    (manifest.folder / REPOS_RECORD).unlink(missing_ok=True)
 
 
 def _repo_skill_folders(manifest: Any) -> list[tuple[Path, tuple[Path, ...]]]:
     """Each repository's .claude/skills mnemolog wrote into, with the folders that go when nothing else is in them."""
-    from mnemolog.adapters.agent_skills import load_record
+    from mnemolog.adapters.agent_skills import REPOS_RECORD, load_record
 
-    return [(Path(f), (Path(f), Path(f).parent)) for f in load_record(manifest.folder / "repos.json").get("repos", [])]
+    return [(Path(f), (Path(f), Path(f).parent)) for f in load_record(manifest.folder / REPOS_RECORD).get("repos", [])]
 
 
 def _remove_skill_folders(folders: list[tuple[Path, tuple[Path, ...]]], dry_run: bool) -> list[dict[str, Any]]:
@@ -217,7 +219,7 @@ def _uninstall(target: Any, dry_run: bool) -> dict[str, Any]:
 
 def _uninstall_skills(manifest: Any, dry_run: bool) -> list[dict[str, Any]]:
     """Every skill folder mnemolog wrote (it holds the marker) taken out: Claude Code's user folder and the repositories."""
-    from mnemolog.adapters.agent_skills import SETTINGS_KEY
+    from mnemolog.adapters.agent_skills import REPOS_RECORD, SETTINGS_KEY
 
     setup = manifest.extra.get(SETTINGS_KEY)
     if not isinstance(setup, dict) or not setup.get("user_folder"):
@@ -227,7 +229,7 @@ def _uninstall_skills(manifest: Any, dry_run: bool) -> list[dict[str, Any]]:
     folders = [(user_folder, (user_folder,) if setup.get("created_folder") else ()), *_repo_skill_folders(manifest)]
     done = _remove_skill_folders(folders, dry_run)
     if not dry_run:
-        (manifest.folder / "repos.json").unlink(missing_ok=True)
+        (manifest.folder / REPOS_RECORD).unlink(missing_ok=True)
     return done
 
 

@@ -181,6 +181,26 @@ def test_claude_code_skills_user_wide_in_the_user_folder_project_ones_in_the_rep
     assert files(home) == before
 
 
+def test_a_project_skill_forgotten_or_erased_leaves_the_repository_at_once(home: dict[str, str], tmp_path: Path) -> None:
+    """Not at the next session there: a repository's skill folder may be committed, and erase means for good."""
+    project = _project_with_two_skills(home, tmp_path)
+    assert run_cli("note", "Skill deploy-alpha: run `make deploy-kx4`, then `make verify`", "--scope", "project", env=home, cwd=project).code == 0
+    assert run_cli("consolidate", env=home, cwd=project).code == 0
+    assert run_cli("install", "claude-code", "--project-skills-in-repo", env=home).code == 0
+    assert _hook(home, project) is not None
+    skills = project / ".claude" / "skills"
+    assert sorted(p.name for p in skills.iterdir()) == ["deploy-alpha", "ship-alpha"]
+
+    forgot = run_cli("forget", "make push", "--yes", env=home, cwd=project)
+    assert forgot.code == 0, forgot.err
+    assert sorted(p.name for p in skills.iterdir()) == ["deploy-alpha"]  # no session started in the repository since
+
+    erased = run_cli("forget", "deploy-kx4", "--erase", "--yes", env=home, cwd=project)
+    assert erased.code == 0, erased.err
+    assert not (skills / "deploy-alpha").exists()
+    assert b"deploy-kx4" not in b"".join(p.read_bytes() for p in project.rglob("*") if p.is_file() and ".git" not in p.parts)
+
+
 def test_codex_install_puts_user_wide_skills_into_codex_home_skills_and_takes_them_out(home: dict[str, str], tmp_path: Path) -> None:
     _project_with_two_skills(home, tmp_path)
     codex_skills = Path(home["HOME"]) / ".codex" / "skills"
