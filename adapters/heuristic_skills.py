@@ -42,6 +42,7 @@ from functools import cached_property
 
 from mnemolog.domain.plan import GLOBAL_SCOPE, Edit, ItemKindName
 from mnemolog.domain.ports import InputForModel, ItemForModel, NoteForModel
+from mnemolog.domain.project_names import project_label
 from mnemolog.domain.skill import (
     PROCEDURE_SESSIONS,
     PROCEDURE_STEPS,
@@ -81,8 +82,11 @@ class ProcedureStep:
 
 
 def scope_tail(scope: str) -> str:
-    """A scope's last path part (``git:github.com/acme/api`` -> ``api``): an offline task group."""
-    return re.split(r"[/:]", scope.rstrip("/"))[-1] or scope
+    """A scope's project name (``git:github.com/acme/api`` -> ``api``): an offline task group.
+
+    Exactly ``project_label``: a task group that is the project's name carries no forgotten value.
+    """
+    return project_label(scope)
 
 
 def parse_procedure(raw_memory: str) -> tuple[ProcedureStep, ...]:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from mnemolog.adapters.bootstrap import TOKEN_COUNTS, Store
 from mnemolog.adapters.tokens import CachedTokenizer
+from mnemolog.domain.project_names import project_label
 from mnemolog.domain.services import injections, read
 from mnemolog.prompts import load_prompt, render
 
@@ -22,7 +23,7 @@ def tokenizer(store: Store) -> CachedTokenizer:
 
 def instructions(project: str) -> str:
     """The read-path prompt (how to use, search and cite memory) for ``project``."""
-    return render(load_prompt("read_path"), project=f"{read.project_label(project)}, scope {project}")
+    return render(load_prompt("read_path"), project=f"{project_label(project)}, scope {project}")
 
 
 HOOK_MARK_TOKENS = 16  # <mnemolog-memory> ... </mnemolog-memory> and their newlines: 12 o200k tokens
@@ -43,7 +44,7 @@ _HOOK_WORDING = {
 def hook_instructions(project: str, agent: str) -> str:
     """The short read-path instructions a SessionStart hook gives ``agent`` (codex or claude-code)."""
     wording = _HOOK_WORDING.get(agent, _HOOK_WORDING["claude-code"])
-    return render(load_prompt("read_path_hook"), project=f"{read.project_label(project)}, scope {project}", **wording)
+    return render(load_prompt("read_path_hook"), project=f"{project_label(project)}, scope {project}", **wording)
 
 
 def context_for(

@@ -21,6 +21,7 @@ from typing import Protocol
 from uuid import UUID
 
 from mnemolog.domain.plan import GLOBAL_SCOPE
+from mnemolog.domain.project_names import names_its_project
 from mnemolog.domain.skill import skill_texts
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
@@ -278,11 +279,13 @@ class TombstoneMatcher:
 
         Readers pass their project (``EVERY_PROJECT`` for the shared folder);
         writers (plan checks, code retirements, forgetting) pass the item's own
-        scope, since that is who will read it.
+        scope, since that is who will read it. A task group or keyword that is
+        just that project's name carries nothing (``project_names.names_its_project``).
         """
         if not self.rules:
             return False
-        texts = [item.title, item.text, " ".join(item.keywords), item.task_group]
+        labels = [label for label in (*item.keywords, item.task_group) if not names_its_project(label, scope)]
+        texts = [item.title, item.text, " ".join(labels)]
         texts += skill_texts(getattr(item, "skill", None))  # a skill's name, steps and what it relies on
         return self.contains(" ".join(texts), scope)
 

@@ -19,6 +19,7 @@ from uuid import UUID
 from mnemolog.domain.evidence_spans import EvidenceSpan
 from mnemolog.domain.holes import has_hole
 from mnemolog.domain.plan import GLOBAL_SCOPE, ItemKindName
+from mnemolog.domain.project_names import project_label
 from mnemolog.domain.reads import (
     CONTEXT_TOKEN_ENCODING,
     EvidenceSession,
@@ -54,13 +55,6 @@ class ContextReads(ItemReads, Protocol):
     def user_profile(self) -> str:
         """The user profile of the last completed consolidation."""
         ...
-
-
-def project_label(project: str) -> str:
-    """A short readable name for a scope key (the last part of ``git:host/owner/repo``)."""
-    if project == GLOBAL_SCOPE:
-        return "global"
-    return project.rsplit("/", 1)[-1] or project
 
 
 def one_line(text: str) -> str:

@@ -115,3 +115,27 @@ def test_forget_on_a_store_never_rendered_writes_no_folder(tmp_path: Path) -> No
     forgot = run_cli("forget", "some value", "--json", env=env)
     assert forgot.code == 0 and forgot.json()["folder"] is None
     assert not (tmp_path / "home" / "memories").exists()
+
+
+def test_forgetting_a_projects_name_keeps_its_memory_and_its_offline_consolidations(tmp_path: Path) -> None:
+    """The offline plans group a project's items under its name: forgetting that name retired them all,
+    then refused every later plan whole ("the edit contains a forgotten value"), other projects' edits too."""
+    from support.sessions import thread_id, write_rollout
+
+    env = {"MNEMOLOG_HOME": str(tmp_path / "home"), "HOME": str(tmp_path / "user")}
+    now = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    project = "git:github.com/acme/orion-falcon"
+
+    def session(n: int, text: str) -> str:
+        return str(write_rollout(tmp_path / "s", thread_id(n), text, cwd="/home/dev/acme/orion-falcon", remote="git@github.com:acme/orion-falcon.git", when=now))
+
+    assert "consolidate completed" in run_cli("capture", session(1, "Always run make lint before pushing."), env=env).out
+    kept = run_cli("list", "items", "--project", project, "--json", env=env).json()["items"]
+    assert kept and {i["task_group"] for i in kept} == {"orion-falcon"}
+
+    forgot = run_cli("forget", "orion falcon", "--yes", env=env)
+    assert forgot.code == 0 and "0 item(s) retired" in forgot.out, forgot.out
+    later = run_cli("capture", session(2, "Never commit generated files; run make gen instead."), env=env)
+    assert later.code == 0 and "consolidate completed" in later.out, later.out
+    texts = " ".join(i["text"] for i in run_cli("list", "items", "--project", project, "--json", env=env).json()["items"])
+    assert "make lint" in texts and "make gen" in texts

@@ -184,6 +184,20 @@ def test_withholds_asks_reaches_with_the_readers_scope() -> None:
     assert not in_api.withholds(global_carrier, global_carrier.scope)  # so it may be stored
 
 
+def test_a_task_group_or_keyword_that_is_the_readers_project_name_carries_nothing() -> None:
+    """The scope key names the project and is never rewritten: its name as a task group (offline plans) is no carrier."""
+    falcon = "git:example.com/acme/blue-falcon-42"
+    forgotten = forgetting(SECRET)
+    grouped = item("grouped", scope=falcon, task_group="blue-falcon-42")
+    assert not forgotten.withholds(grouped, falcon)  # stored, and read in its project
+    assert forgotten.withholds(grouped, EVERY_PROJECT)  # the shared folder has no project to name
+    assert forgotten.withholds(item("in another", scope=API, task_group="blue-falcon-42"), API)
+    assert forgotten.withholds(item("titled", scope=falcon, title="blue falcon 42", task_group="blue-falcon-42"), falcon)
+    assert forgotten.withholds(item("spelled", scope=falcon, task_group="Blue Falcon 42"), falcon)  # not the name itself
+    assert not forgotten.withholds(item("tagged", scope=falcon, keywords=("make", "blue-falcon-42")), falcon)  # a keyword alike
+    assert forgotten.withholds(item("tagged apart", scope=falcon, keywords=("blue", "falcon", "42")), falcon)
+
+
 def test_a_matcher_without_tombstones_withholds_nothing() -> None:
     assert not TombstoneMatcher(KEY, []).withholds(item("any", text=SECRET), EVERY_PROJECT)
 
