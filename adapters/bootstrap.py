@@ -77,7 +77,8 @@ class Store:
         self._reads = ViewReads(self.view)
 
     def catch_up(self) -> int:
-        """Bring the views up to the end of the log."""
+        """Bring the views up to the end of the log (and forget the keys opened before: another process may have destroyed them)."""
+        self.keys.forget_opened()
         applied = catch_up(self.app, self.view)
         self._seen = max(self._seen, self.app.last_written)
         return applied

@@ -15,8 +15,11 @@ is current. Where they live:
 - in memory, for the in-memory store of tests.
 
 Looking up a subject's current key is never cached: another process may have
-rotated it. Opened keys are cached (a key never changes), and dropped from
-the cache when this process destroys them. A key not in the cache is read
+rotated it. Opened keys are cached (a key never changes), dropped from the
+cache when this process destroys them, and all dropped when the store catches
+up with what other processes wrote (``forget_opened``): another process may
+have destroyed some, and a long-lived process (the MCP server) must not open
+the past with them. A key not in the cache is read
 with the ``READ_AHEAD`` keys made after it: the log is read in the order its
 aggregates were made, which is the order their keys were made, so a replay
 of the whole log (a rebuild) reads the key table a page at a time instead of
@@ -173,6 +176,10 @@ class AesGcmKeys(ABC):
             return cipher.decrypt(blob[:NONCE_BYTES], blob[NONCE_BYTES:], str(subject).encode())
         except InvalidTag:
             return None  # not sealed for this aggregate: it reads as erased
+
+    def forget_opened(self) -> None:
+        """Drop every opened key: the next open reads the key store again (and finds destroyed keys gone)."""
+        self._opened = {}
 
     def rotate(self, subject: UUID) -> None:
         """A new current key for the subject."""

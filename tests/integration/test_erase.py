@@ -82,6 +82,21 @@ def test_after_erase_rebuild_gives_the_same_views_and_explain_shows_erased(store
     assert SECRET not in repr(story)
 
 
+def test_a_long_lived_process_reads_the_erase_of_another_once_it_catches_up(store_factory: StoreFactory, tmp_path: Path) -> None:
+    """The MCP server keeps one store open: the keys it had opened before an erase elsewhere must not open the past again."""
+    store = store_factory()
+    item_id = start(store, tmp_path).value_items()[0]
+    server = store_factory()
+    server.catch_up()
+    assert SECRET in repr(explain_item(server.app, item_id, server.matcher()))  # its key now opened, in this process
+
+    erase_value(store, SECRET, store.keys, store)  # another process (the user's terminal)
+    server.catch_up()  # what the server does at each tool call
+    story = explain_item(server.app, item_id, server.matcher())
+    assert story is not None and story["history"][0]["after"]["text"] == ERASED
+    assert SECRET not in repr(story)
+
+
 def test_a_session_that_carried_the_value_keeps_its_other_text(store_factory: StoreFactory, tmp_path: Path) -> None:
     store = store_factory()
     scenario = start(store, tmp_path)
