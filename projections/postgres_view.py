@@ -44,6 +44,11 @@ class PostgresMemoryView(ViewMixin, PostgresTrackingRecorder):
     def _tracking_table(self) -> str:
         return PG_TRACKING_TABLE
 
+    def refresh_statistics(self) -> None:
+        with self.datastore.get_connection() as conn, conn.cursor() as cursor:
+            for name in copied_tables():
+                cursor.execute(f"ANALYZE {table(name)}")
+
     @contextlib.contextmanager
     def reading(self) -> Iterator[Sql]:
         """Reads on the pool's autocommit connection: each statement its own snapshot, no BEGIN/ROLLBACK round trips."""
@@ -104,6 +109,8 @@ def rebuild_by_copy(app: MnemologApp, view: PostgresMemoryView) -> int:
                     _copy_table(source.cursor.sqlite_cursor, cursor, table(name))
                 for statement in index_statements("postgres"):
                     cursor.execute(statement)
+                for name in copied_tables():  # the planner's statistics of tables just filled (autovacuum comes later)
+                    cursor.execute(f"ANALYZE {table(name)}")
                 if count:
                     view._insert_tracking(cursor, Tracking(app.name, staging.position(app.name)))
         finally:
