@@ -25,9 +25,14 @@ class Sql:
         if rows:
             self.cursor.executemany(self._q(statement), [tuple(r) for r in rows])
 
-    def rows(self, statement: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
-        """Fetch all rows as dicts."""
-        self.cursor.execute(self._q(statement), tuple(params))
+    def rows(self, statement: str, params: Sequence[Any] = (), planned_per_call: bool = False) -> list[dict[str, Any]]:
+        """Fetch all rows as dicts (``planned_per_call``: PostgreSQL plans the statement for these parameters each time)."""
+        if planned_per_call and self.dialect == "postgres":
+            # psycopg prepares a statement run five times; PostgreSQL may then keep one generic plan for every
+            # parameter, which for a search is the plan of no word in particular.
+            self.cursor.execute(self._q(statement), tuple(params), prepare=False)
+        else:
+            self.cursor.execute(self._q(statement), tuple(params))
         return [dict(r) for r in self.cursor.fetchall()]
 
     def each(self, statement: str, params: Sequence[Any] = (), batch: int = 1000) -> Iterator[dict[str, Any]]:
