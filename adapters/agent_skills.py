@@ -212,8 +212,14 @@ def follow_store(store: Store) -> list[SkillSync]:
     syncs = [plan_sync(Path(setup["user_folder"]), wanted) for setup in setups]
     # A skill forgotten must not wait in a repository (where it may be committed) for the next session there.
     syncs += [plan_sync(folder, project_skills(store, project)) for folder, project in _written_repos(home)]
+    failed = []
     for sync in syncs:
-        apply_sync(sync)
+        try:
+            apply_sync(sync)
+        except OSError as error:  # one folder not writable: the others are still brought in step
+            failed.append(f"{sync.folder}: {error.strerror or error}")
+    if failed:
+        raise OSError("; ".join(failed))
     return syncs
 
 

@@ -77,8 +77,14 @@ class Store:
         self._reads = ViewReads(self.view)
 
     def catch_up(self) -> int:
-        """Bring the views up to the end of the log (and forget the keys opened before: another process may have destroyed them)."""
+        """Bring the views up to the end of the log, as other processes left it.
+
+        The keys opened before are forgotten too: another process may have destroyed some.
+        """
         self.keys.forget_opened()
+        return self._follow()
+
+    def _follow(self) -> int:
         applied = catch_up(self.app, self.view)
         self._seen = max(self._seen, self.app.last_written)
         return applied
@@ -86,7 +92,7 @@ class Store:
     def reads(self) -> ViewReads:
         """The views, caught up with everything this process wrote: the one read-your-writes wait."""
         if self._seen < self.app.last_written:
-            self.catch_up()  # read-your-writes: the views reach what this process wrote
+            self._follow()  # read-your-writes: the views reach what this process wrote (its keys stay opened)
         return self._reads
 
     def matcher(self) -> TombstoneMatcher:

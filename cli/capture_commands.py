@@ -158,6 +158,7 @@ def _consolidate_when_free(s: Any) -> tuple[Any, str]:
             console.print(f"capture: waiting for the consolidation running elsewhere to end ({report.detail})", highlight=False, markup=False, soft_wrap=True)
             said = True
         time.sleep(RETRY)
+        s.catch_up()  # what that run (or a `forget` meanwhile) wrote: the next attempt plans from it
 
 
 def _print(report: dict[str, Any], agent: str | None) -> None:

@@ -284,10 +284,15 @@ class TombstoneMatcher:
         """
         if not self.rules:
             return False
-        labels = [label for label in (*item.keywords, item.task_group) if not names_its_project(label, scope)]
-        texts = [item.title, item.text, " ".join(labels)]
-        texts += skill_texts(getattr(item, "skill", None))  # a skill's name, steps and what it relies on
-        return self.contains(" ".join(texts), scope)
+        parts = [item.title, item.text, *item.keywords, item.task_group]
+        parts += skill_texts(getattr(item, "skill", None))  # a skill's name, steps and what it relies on
+        text, named = "", []  # the parts joined by spaces; where the project's name stands alone
+        for part in parts:
+            if names_its_project(part, scope):
+                named.append((len(text), len(text) + len(part)))
+            text += part + " "
+        # A value that runs on past the name (a keyword "api" then "key", for "api key") is carried.
+        return any(not any(a <= m.start and m.end <= b for a, b in named) for m in self.find(text, scope))
 
     def scrub(self, text: str, scope: str | None) -> tuple[str, tuple[UUID, ...]]:
         """``text`` with every match replaced by a mark, and the tombstones that matched."""

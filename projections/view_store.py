@@ -13,6 +13,7 @@ should not pay.
 from __future__ import annotations
 
 import contextlib
+import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol
 
@@ -188,7 +189,10 @@ class _ImmediateTransaction(SQLiteTransaction):
 
     def __enter__(self) -> Any:
         cursor = self.connection.cursor()
-        cursor.execute("BEGIN IMMEDIATE")
+        try:
+            cursor.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as error:  # the lock not had in the time-out: the library's error, as its own BEGIN
+            raise OperationalError(error) from error
         return cursor
 
 

@@ -86,9 +86,10 @@ def test_a_capture_that_finds_another_consolidation_running_waits_for_it_then_co
     from datetime import timedelta
     from uuid import uuid4
 
-    from mnemolog.adapters.bootstrap import open_store
+    from mnemolog.adapters.bootstrap import open_store, redactor
     from mnemolog.adapters.settings import Settings
     from mnemolog.domain.consolidation import PhaseTwoLease
+    from mnemolog.domain.services.notes import add_note
     from mnemolog.domain.services.unit_of_work import worker_name
 
     other = open_store(Settings(home=world["tmp"] / "data"))  # the process whose run holds the lease
@@ -96,7 +97,8 @@ def test_a_capture_that_finds_another_consolidation_running_waits_for_it_then_co
     lease.take(run, worker_name(), datetime.now(UTC), timedelta(minutes=30))
     other.app.save_all(lease)
 
-    def end_the_run() -> None:
+    def end_the_run() -> None:  # and what it wrote meanwhile: a note the waiting capture must plan from
+        add_note(other, "Always pin the CI image by its digest.", "remember", "git:github.com/acme/api", redactor())
         held = other.app.repository.get(PhaseTwoLease.create_id())
         held.release(run)
         other.app.save_all(held)
@@ -110,5 +112,6 @@ def test_a_capture_that_finds_another_consolidation_running_waits_for_it_then_co
         other.close()
     assert captured.code == 0, captured.err
     assert "waiting for the consolidation running elsewhere to end" in captured.out
-    assert "extract 1 extracted" in captured.out and "consolidate completed, 3 added" in captured.out
-    assert "ruff format" in hook(world, "--agent", "claude-code", cwd=world["project"])
+    assert "extract 1 extracted" in captured.out and "consolidate completed, 4 added" in captured.out
+    remembered = hook(world, "--agent", "claude-code", cwd=world["project"])
+    assert "ruff format" in remembered and "pin the CI image by its digest" in remembered

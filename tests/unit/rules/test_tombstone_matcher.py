@@ -196,6 +196,9 @@ def test_a_task_group_or_keyword_that_is_the_readers_project_name_carries_nothin
     assert forgotten.withholds(item("spelled", scope=falcon, task_group="Blue Falcon 42"), falcon)  # not the name itself
     assert not forgotten.withholds(item("tagged", scope=falcon, keywords=("make", "blue-falcon-42")), falcon)  # a keyword alike
     assert forgotten.withholds(item("tagged apart", scope=falcon, keywords=("blue", "falcon", "42")), falcon)
+    api_key = forgetting("api key")
+    assert api_key.withholds(item("runs on", keywords=("api", "key")), API)  # the value runs on past the name "api"
+    assert not api_key.withholds(item("alone", keywords=("api", "rotate")), API)
 
 
 def test_a_matcher_without_tombstones_withholds_nothing() -> None:
