@@ -13,7 +13,6 @@ import sys
 from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
-from uuid import UUID
 
 from mnemolog.projections.view_rows import UNLISTED_RANK, ViewRows, key_column
 
@@ -282,29 +281,14 @@ def context_line_tokens(count_tokens: Callable[[str], int]) -> Callable[[dict[st
     its context line (see domain.services.read) and its memory_summary.md line (``markdown_folder.summary_line``).
 
     ``ViewRows`` counts them at the flush for every item a batch changed (its text, trust or use count).
-    The lines are made from an ``ItemRow`` holding only what they show (``item_row`` parses
-    every column: times, evidence, spans; a rebuild counts every active item's lines).
+    The lines are made from an ``ItemRow`` holding only what they show (``reads.shown_item_row``).
     """
-    from mnemolog.domain.reads import ItemRow
     from mnemolog.domain.services.read import context_line
     from mnemolog.projections.markdown_folder import summary_line
-    from mnemolog.projections.reads import json_list
+    from mnemolog.projections.reads import shown_item_row
 
     def tokens(row: dict[str, Any]) -> dict[str, int]:
-        shown = ItemRow(
-            item_id=UUID(row["id"]),
-            kind=row["kind"],
-            scope=row["scope"],
-            task_group=row["task_group"] or "",
-            title=row["title"] or "",
-            text=row["text"] or "",
-            keywords=tuple(json_list(row["keywords"])),
-            evidence=(),
-            trust=row["trust"],
-            use_count=int(row["use_count"] or 0),
-            pinned=bool(row["pinned"] or 0),
-            skill=_row_skill(row),
-        )
+        shown = shown_item_row(row)
         return {"context_tokens": count_tokens(context_line(shown) + "\n"), "summary_tokens": count_tokens(summary_line(shown) + "\n")}
 
     return tokens

@@ -59,34 +59,46 @@ def json_list(value: str | None) -> list[Any]:
     return json.loads(value) if value and value != "[]" else []
 
 
+def _shown(r: dict[str, Any]) -> dict[str, Any]:
+    """An items row's columns that its context and summary lines show, as ItemRow fields."""
+    return {
+        "item_id": UUID(r["id"]),
+        "kind": r["kind"],
+        "scope": r["scope"],
+        "task_group": r["task_group"] or "",
+        "title": r["title"] or "",
+        "text": r["text"] or "",
+        "keywords": tuple(json_list(r["keywords"])),
+        "trust": r["trust"],
+        "use_count": int(r.get("use_count") or 0),
+        "pinned": bool(r.get("pinned") or 0),
+        "skill": Skill.model_validate_json(r["skill"]) if r.get("skill") else None,
+    }
+
+
+def shown_item_row(r: dict[str, Any]) -> ItemRow:
+    """An ItemRow of only what an item's lines show: no times, evidence or spans parsed (a rebuild counts every item's lines)."""
+    return ItemRow(**_shown(r), evidence=())
+
+
 def item_row(r: dict[str, Any]) -> ItemRow:
     """The one mapper from an items row (with ``use_count`` and ``last_used`` when joined) to an ItemRow."""
     return ItemRow(
-        item_id=UUID(r["id"]),
-        kind=r["kind"],
-        scope=r["scope"],
-        task_group=r["task_group"] or "",
-        title=r["title"] or "",
-        text=r["text"] or "",
-        keywords=tuple(json_list(r["keywords"])),
+        **_shown(r),
         evidence=tuple(UUID(e) for e in json_list(r["evidence"])),
-        trust=r["trust"],
         status=r["status"],
         valid_from=when(r["valid_from"]),
         valid_to=when(r["valid_to"]),
         created_at=when(r["created_at"]),
         updated_at=when(r["updated_at"]),
         revision=int(r["revision"] or 1),
-        use_count=int(r.get("use_count") or 0),
         last_used=when(r.get("last_used")),
-        pinned=bool(r.get("pinned") or 0),
         edited_by_user=bool(r.get("edited_by_user") or 0),
         served_count=int(r.get("served_count") or 0),
         last_served=when(r.get("last_served")),
         context_tokens=r.get("context_tokens"),
         summary_tokens=r.get("summary_tokens"),
         spans=tuple(EvidenceSpan.model_validate(s) for s in json_list(r.get("spans"))),
-        skill=Skill.model_validate_json(r["skill"]) if r.get("skill") else None,
     )
 
 
