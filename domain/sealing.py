@@ -178,15 +178,16 @@ def _erase(value: Any, parts: tuple[str, ...], at: int, texts: list[str]) -> Any
     raise _Unknown(type(value).__name__)
 
 
-_SEAL_PLANS: dict[type, tuple[tuple[str, tuple[str, ...]], ...]] = {}
+_SEAL_PLANS: dict[tuple[type, tuple[str, ...]], tuple[tuple[str, tuple[str, ...]], ...]] = {}
 
 
 def _plan(cls: type[BaseModel], paths: Sequence[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """The paths of a model class as (field, full parts), fields it lacks left out (their JSON has no such key)."""
-    plan = _SEAL_PLANS.get(cls)
+    key = (cls, paths if isinstance(paths, tuple) else tuple(paths))
+    plan = _SEAL_PLANS.get(key)
     if plan is None:
         fields = cls.model_fields
-        plan = _SEAL_PLANS[cls] = tuple((parts[0], parts) for parts in (tuple(p.split(".")) for p in paths) if parts[0] in fields)
+        plan = _SEAL_PLANS[key] = tuple((parts[0], parts) for parts in (tuple(p.split(".")) for p in paths) if parts[0] in fields)
     return plan
 
 

@@ -21,7 +21,7 @@ from typing import Protocol
 from uuid import UUID
 
 from mnemolog.domain.plan import GLOBAL_SCOPE
-from mnemolog.domain.project_names import names_its_project
+from mnemolog.domain.project_names import project_label
 from mnemolog.domain.skill import skill_texts
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
@@ -280,15 +280,20 @@ class TombstoneMatcher:
         Readers pass their project (``EVERY_PROJECT`` for the shared folder);
         writers (plan checks, code retirements, forgetting) pass the item's own
         scope, since that is who will read it. A task group or keyword that is
-        just that project's name carries nothing (``project_names.names_its_project``).
+        just that project's name (``project_label``) carries nothing: it says no
+        more than the scope key, which forgetting never rewrites. A value that
+        runs on past the name is carried.
         """
         if not self.rules:
             return False
         parts = [item.title, item.text, *item.keywords, item.task_group]
         parts += skill_texts(getattr(item, "skill", None))  # a skill's name, steps and what it relies on
+        name = project_label(scope) if scope is not None and scope != GLOBAL_SCOPE else None
+        if name is None or name not in parts:
+            return self.contains(" ".join(parts), scope)
         text, named = "", []  # the parts joined by spaces; where the project's name stands alone
         for part in parts:
-            if names_its_project(part, scope):
+            if part == name:
                 named.append((len(text), len(text) + len(part)))
             text += part + " "
         # A value that runs on past the name (a keyword "api" then "key", for "api key") is carried.
