@@ -205,13 +205,13 @@ def follow_store(store: Store) -> list[SkillSync]:
     from mnemolog.adapters.agent_install import AGENTS
 
     home = Path(store.settings.home)
-    setups = [setup for agent in AGENTS if (setup := installed(home, agent)) is not None]
+    setups = {agent: setup for agent in AGENTS if (setup := installed(home, agent)) is not None}
     if not setups:
         return []
     wanted = user_wide_skills(store)
-    syncs = [plan_sync(Path(setup["user_folder"]), wanted) for setup in setups]
+    syncs = [plan_sync(Path(setup["user_folder"]), wanted) for setup in setups.values()]
     # A skill forgotten must not wait in a repository (where it may be committed) for the next session there.
-    syncs += [plan_sync(folder, project_skills(store, project)) for folder, project in _written_repos(home)]
+    syncs += [plan_sync(folder, project_skills(store, project)) for folder, project in _written_repos(home, setups.get("claude-code"))]
     failed = []
     for sync in syncs:
         try:
@@ -223,11 +223,13 @@ def follow_store(store: Store) -> list[SkillSync]:
     return syncs
 
 
-def _written_repos(home: Path) -> list[tuple[Path, str]]:
-    """The repository skill folders the hook wrote to that still hold skills of mnemolog's, with their project."""
+def _written_repos(home: Path, setup: dict[str, Any] | None) -> list[tuple[Path, str]]:
+    """The repository skill folders the hook wrote to that still hold skills of mnemolog's, with their project.
+
+    ``setup``: what ``install claude-code`` set up for skills (``installed``), if it did.
+    """
     from mnemolog.adapters.scope import scope_for_cwd
 
-    setup = installed(home)
     if setup is None or not setup.get("in_repo"):
         return []
     folders = [Path(f) for f in load_record(install_folder(home) / REPOS_RECORD).get("repos", [])]

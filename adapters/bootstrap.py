@@ -286,10 +286,9 @@ def open_store(settings: Settings | None = None, clock: Clock = utc_now) -> Stor
         # migration tracking race ("Failed to record tracking for __migration__ 1"), so
         # schema creation, like PostgreSQL's under its advisory lock, is one process at a time.
         with _file_lock(home / OPEN_LOCK):
-            # The data keys live in the log's own file (owner-only, made so before the library
-            # opens it): new keys are written in the events' transaction. A store made before
+            # The data keys live in the log's own file (made owner-only by ensure_table, before the
+            # library opens it): new keys are written in the events' transaction. A store made before
             # kept them in data-keys.sqlite: moved in here, that file overwritten and removed.
-            owner_only(events)
             file_keys = SqliteKeys(events)
             file_keys.ensure_table()
             file_keys.adopt(home / KEY_FILE)

@@ -346,14 +346,7 @@ class SqliteKeys(_KeyTable):
             )
         finally:
             source.close()
-        db = self._db()
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            db.executemany(self._INSERT, [(str(s), str(k), bytes(b)) for s, k, b in rows])
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
+        self._add_all([(str(s), str(k), bytes(b)) for s, k, b in rows])
         for suffix in ("-wal", "-shm", "-journal", ""):
             overwrite_and_remove(Path(f"{old}{suffix}"))
         return len(rows)

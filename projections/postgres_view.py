@@ -46,14 +46,19 @@ class PostgresMemoryView(ViewMixin, PostgresTrackingRecorder):
 
     def refresh_statistics(self) -> None:
         with self.datastore.get_connection() as conn, conn.cursor() as cursor:
-            for name in copied_tables():
-                cursor.execute(f"ANALYZE {table(name)}")
+            _analyze(cursor)
 
     @contextlib.contextmanager
     def reading(self) -> Iterator[Sql]:
         """Reads on the pool's autocommit connection: each statement its own snapshot, no BEGIN/ROLLBACK round trips."""
         with self.datastore.get_connection() as conn, conn.cursor() as cursor:
             yield Sql(cursor, self.dialect)
+
+
+def _analyze(cursor: Any) -> None:
+    """The planner's statistics of every view table, from what they hold now."""
+    for name in copied_tables():
+        cursor.execute(f"ANALYZE {table(name)}")
 
 
 def open_postgres_view(params: dict[str, Any], count_tokens: Callable[[str], int] | None = None) -> PostgresMemoryView:
@@ -109,8 +114,7 @@ def rebuild_by_copy(app: MnemologApp, view: PostgresMemoryView) -> int:
                     _copy_table(source.cursor.sqlite_cursor, cursor, table(name))
                 for statement in index_statements("postgres"):
                     cursor.execute(statement)
-                for name in copied_tables():  # the planner's statistics of tables just filled (autovacuum comes later)
-                    cursor.execute(f"ANALYZE {table(name)}")
+                _analyze(cursor)  # the planner's statistics of tables just filled (autovacuum comes later)
                 if count:
                     view._insert_tracking(cursor, Tracking(app.name, staging.position(app.name)))
         finally:

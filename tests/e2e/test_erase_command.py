@@ -7,12 +7,8 @@ from pathlib import Path
 
 from mnemolog.domain.session import session_id_for
 from support.cli import run_cli
-from support.forgetting import SECRET, started_home
+from support.forgetting import SECRET, home_bytes, started_home
 from support.sessions import thread_id
-
-
-def home_bytes(home: Path) -> bytes:
-    return b"".join(p.read_bytes() for p in sorted(home.rglob("*")) if p.is_file())
 
 
 def test_erase_asks_first_then_leaves_the_value_nowhere(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from mnemolog.adapters.bootstrap import Store, open_store
 from mnemolog.adapters.data_keys import KEY_FILE, KEY_TABLE
 from mnemolog.adapters.settings import Settings
 from mnemolog.domain.services.erase import erase_value
-from support.forgetting import SECRET, everything_an_agent_reads, start
+from support.forgetting import SECRET, everything_an_agent_reads, home_bytes, started_home
 from support.memory import item
 from support.stores import FixedClock
 
@@ -31,10 +31,6 @@ def _keys(home: Path) -> dict[str, bytes]:
     """Key id -> key bytes, as the log's file holds them."""
     with sqlite3.connect(home / "events.sqlite") as conn:
         return {str(k): bytes(b) for k, b in conn.execute(f"SELECT key_id, key FROM {KEY_TABLE}")}
-
-
-def _every_byte(home: Path) -> bytes:
-    return b"".join(p.read_bytes() for p in sorted(home.rglob("*")) if p.is_file())
 
 
 def _as_an_older_store(home: Path) -> dict[str, bytes]:
@@ -110,7 +106,7 @@ def test_an_older_store_opens_with_its_keys_moved_in_and_its_old_key_file_gone(t
     assert stat.S_IMODE((home / "events.sqlite").stat().st_mode) == 0o600
     assert again.app.find(kept.id).text == "Pin the tool versions with uv."
     assert "blue-falcon" not in again.app.find(shredded.id).text
-    data = _every_byte(home)
+    data = home_bytes(home)
     assert not [k for k, b in gone.items() if b in data]  # a key destroyed before the move is nowhere
     again.app.save_all(item(A, "Run the linters before a commit."))
     again.close()
@@ -120,10 +116,7 @@ def test_an_older_store_opens_with_its_keys_moved_in_and_its_old_key_file_gone(t
 
 
 def test_after_the_move_erase_still_shreds_and_leaves_no_destroyed_key(tmp_path: Path) -> None:
-    home = tmp_path / "home"
-    store = _open(home)
-    start(store, tmp_path)
-    store.close()
+    home = started_home(tmp_path).home
     _as_an_older_store(home)
 
     moved = _open(home)
@@ -132,7 +125,7 @@ def test_after_the_move_erase_still_shreds_and_leaves_no_destroyed_key(tmp_path:
     assert report.keys_destroyed >= 1
     destroyed = {k: b for k, b in before.items() if k not in _keys(home)}
     assert len(destroyed) == report.keys_destroyed
-    data = _every_byte(home)
+    data = home_bytes(home)
     assert SECRET.encode() not in data
     assert not [k for k, b in destroyed.items() if b in data]  # shredded: the key's bytes are in no file
     assert not [name for name, text in everything_an_agent_reads(moved).items() if SECRET in text]

@@ -155,3 +155,8 @@ def everything_an_agent_reads(store: Store) -> dict[str, str]:
     for name, rows in store.reads().dump().items():
         seen[f"table/{name}"] = json.dumps(rows, default=str)
     return seen
+
+
+def home_bytes(home: Path) -> bytes:
+    """Every byte of every file under a SQLite home (free pages, journals and WAL included)."""
+    return b"".join(p.read_bytes() for p in sorted(home.rglob("*")) if p.is_file())
