@@ -59,18 +59,35 @@ def _slots(state: Any, path: Sequence[str], out: list[tuple[Any, Any]]) -> None:
             out.append((state, key))
 
 
-_SPLIT: dict[str, tuple[str, ...]] = {}
+_PLANS: dict[tuple[str, ...], tuple[tuple[str, tuple[str, ...]], ...]] = {}
 
 
 def slots(state: dict[str, Any], paths: Sequence[str]) -> list[tuple[Any, Any]]:
-    """Every sealed string of a JSON state: (container, key) pairs, path by path."""
+    """Every sealed string of a JSON state: (container, key) pairs, path by path.
+
+    A rebuild opens every sealed event, and most sealed paths name a field that
+    is absent or empty in most events (no skill, no spans): a field's value is
+    looked at once, and only a non-empty one is walked.
+    """
+    key = tuple(paths)
+    plan = _PLANS.get(key)
+    if plan is None:
+        plan = _PLANS[key] = tuple((parts[0], parts[1:]) for parts in (tuple(p.split(".")) for p in paths))
     out: list[tuple[Any, Any]] = []
-    for path in paths:
-        parts = _SPLIT.get(path)
-        if parts is None:
-            parts = _SPLIT[path] = tuple(path.split("."))
-        _slots(state, parts, out)
+    for head, rest in plan:
+        if head == "*" or head not in state:  # a state is a dict: "*" reaches nothing in it
+            continue
+        value = state[head]
+        if not value:
+            continue  # None, "", [] or {}: no non-empty string below
+        if not rest:
+            if isinstance(value, str):
+                out.append((state, head))
+        else:
+            _slots(value, rest, out)
     return out
+
+
 
 
 def sealed_texts(state: dict[str, Any], paths: Sequence[str]) -> list[str]:
@@ -251,38 +268,9 @@ def open_state(
     if plain is None:
         return state  # the key was destroyed: every sealed string reads ERASED
     texts = from_json(plain)
-    for (container, key), text in zip(_opened_slots(state, paths), texts, strict=False):
+    for (container, key), text in zip(slots(state, paths), texts, strict=False):
         container[key] = text
     return state
-
-
-_PLANS: dict[tuple[str, ...], tuple[tuple[str, tuple[str, ...]], ...]] = {}
-
-
-def _opened_slots(state: dict[str, Any], paths: Sequence[str]) -> list[tuple[Any, Any]]:
-    """``slots(state, paths)``, the same pairs in the same order, for opening.
-
-    A rebuild opens every sealed event, and most sealed paths name a field that
-    is absent or empty in most events (no skill, no spans): a field's value is
-    looked at once, and only a non-empty one is walked.
-    """
-    key = tuple(paths)
-    plan = _PLANS.get(key)
-    if plan is None:
-        plan = _PLANS[key] = tuple((parts[0], parts[1:]) for parts in (tuple(p.split(".")) for p in paths))
-    out: list[tuple[Any, Any]] = []
-    for head, rest in plan:
-        if head == "*" or head not in state:  # a state is a dict: "*" reaches nothing in it
-            continue
-        value = state[head]
-        if not value:
-            continue  # None, "", [] or {}: no non-empty string below
-        if not rest:
-            if isinstance(value, str):
-                out.append((state, head))
-        else:
-            _slots(value, rest, out)
-    return out
 
 
 def sealed_paths(event_class: type) -> tuple[str, ...]:

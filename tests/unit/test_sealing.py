@@ -52,7 +52,7 @@ def test_sealed_paths_reach_nested_fields_and_list_elements() -> None:
 
 
 def test_opening_puts_every_text_back_where_sealing_took_it() -> None:
-    """Opening walks the sealed paths its own (faster) way: the same slots, in the same order, on every shape."""
+    """Sealing and opening walk the same slots, in the same order, on every shape."""
     import random
 
     from mnemolog.domain.memory_item import MemoryItem
