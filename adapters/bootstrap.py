@@ -29,6 +29,7 @@ from mnemolog.adapters.data_keys import (
     overwrite_and_remove,
     owner_only,
 )
+from mnemolog.adapters.followers import Followed
 from mnemolog.adapters.settings import Settings, load_settings
 from mnemolog.adapters.tokens import count_tokens  # the tokenizer itself loads on the first count
 from mnemolog.domain.application import MnemologApp, keyed_app_class
@@ -72,6 +73,9 @@ class Store:
     keys: AesGcmKeys = field(default_factory=MemoryKeys)  # the data keys the log's texts are sealed under
     _key: bytes | None = field(default=None, repr=False)
     _seen: int = field(default=0, repr=False)  # the position the views were last brought to
+    folder_at: int = field(default=0, repr=False)  # the position the configured memory folder was rendered at
+    followed_at: int = field(default=0, repr=False)  # the position the followers were last brought to (store_session)
+    followed: Followed | None = field(default=None, repr=False)  # what the last settle brought in step
 
     def __post_init__(self) -> None:
         self._reads = ViewReads(self.view)

@@ -96,7 +96,6 @@ def _capture(paths: list[Path]) -> dict[str, Any]:
     from mnemolog.adapters.folder_reader import disk_folder_reader
     from mnemolog.adapters.session_files import SessionReadError, read_session
     from mnemolog.adapters.settings import eligibility_policy
-    from mnemolog.cli.memory_folder import follow_log
     from mnemolog.cli.pipeline_commands import _extract
     from mnemolog.domain.services import cite as citing
     from mnemolog.domain.services import ingest as ingest_service
@@ -125,8 +124,6 @@ def _capture(paths: list[Path]) -> dict[str, Any]:
                 cited += citing.cite_session_file(s, transcript, folder).citations
         extracted, extract_model = _extract(s, None, None, None, True)
         consolidated, consolidate_model = _consolidate_when_free(s)
-        if consolidated.status == "completed":
-            follow_log(s)
     return {
         "paths": [str(p) for p in paths],
         "ingest": ingested.as_dict(),

@@ -40,13 +40,15 @@ def project_of(cwd: Path | None, project: str | None = None) -> str:
 
 @contextmanager
 def store(catch_up: bool = True) -> Iterator[Store]:
-    """The configured store, caught up with the log (unless ``catch_up`` is False), closed afterwards."""
-    from mnemolog.adapters.bootstrap import NOTICES, StoreError, open_store
-    from mnemolog.adapters.settings import load_settings
+    """The configured store for one command (``adapters.store_session``): caught up with the log (unless
+    ``catch_up`` is False), its followers in step when the command wrote, closed afterwards. Failures are one line."""
+    from mnemolog.adapters.bootstrap import NOTICES, StoreError
+    from mnemolog.adapters.folder_writer import FolderWriteError
+    from mnemolog.adapters.store_session import begin, end
     from mnemolog.cli.output import environment_failure, errors
 
     try:
-        opened = open_store(load_settings())
+        opened = begin(catch_up=catch_up)
     except StoreError as error:
         raise UserError(environment_failure(error) or str(error)) from error
     except Exception as error:  # settings that do not validate
@@ -54,9 +56,14 @@ def store(catch_up: bool = True) -> Iterator[Store]:
     for notice in NOTICES:
         errors.print(f"warning: {notice}", highlight=False, markup=False)
     NOTICES.clear()
+    clean = False
     try:
-        if catch_up:  # `rebuild` replays the whole log anyway: catching up first would replay it twice
-            opened.catch_up()  # a command reads what other processes wrote before it started
         yield opened
+        clean = True
     finally:
-        opened.close()
+        try:
+            end(opened, clean)
+        except FolderWriteError as error:  # the memory folder could not be written: memory itself is fine
+            raise UserError(str(error)) from error
+    for problem in opened.followed.problems if opened.followed else ():
+        errors.print(f"warning: {problem}", highlight=False, markup=False)

@@ -24,14 +24,15 @@ BY = typer.Option(None, "--by", help="Who makes the change (default: the login n
 REASON = typer.Option("", "--reason", help="Why, for the item's history (explain shows it).")
 
 
-def _finish(s: Any, data: dict[str, Any], message: str, changed: bool, json_out: bool) -> None:
-    from mnemolog.cli.memory_folder import follow_log, updated
+def _finish(s: Any, data: dict[str, Any], message: str, json_out: bool) -> None:
+    """Print what the command did, after its store session brought the folder in step."""
+    from mnemolog.cli.memory_folder import followed_folder, updated
 
-    folder = follow_log(s) if changed else None
+    folder = followed_folder(s)
     if json_out:
         emit_json({**data, "folder": str(folder) if folder else None})
     else:
-        console.print(message + updated(folder), highlight=False, markup=False)
+        console.print(message + updated(s), highlight=False, markup=False)
 
 
 def _refused(error: Exception) -> UserError:
@@ -67,7 +68,7 @@ def edit(
             raise _refused(error) from error
         state = "edited" if done.changed else "already had that text"
         redacted = f" ({done.redactions} secret(s) redacted)" if done.redactions else ""
-        _finish(s, done.as_dict(), f"item {item_id} {state}{redacted}", done.changed, json_out)
+    _finish(s, done.as_dict(), f"item {item_id} {state}{redacted}", json_out)
 
 
 def pin(
@@ -90,7 +91,7 @@ def pin(
         except (editing.ItemNotFound, editing.EditRefused) as error:
             raise _refused(error) from error
         state = ("now " if done.changed else "already ") + ("pinned" if done.pinned else "not pinned")
-        _finish(s, done.as_dict(), f"item {item_id} is {state}", done.changed, json_out)
+    _finish(s, done.as_dict(), f"item {item_id} is {state}", json_out)
 
 
 def scope(
@@ -122,7 +123,7 @@ def scope(
         message = (
             f"item {item_id} moved from {done.previous} to {done.scope}" if done.changed else f"item {item_id} is already in {done.scope}"
         )
-        _finish(s, done.as_dict(), message, done.changed, json_out)
+    _finish(s, done.as_dict(), message, json_out)
 
 
 def register(app: typer.Typer) -> None:

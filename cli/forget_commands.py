@@ -60,7 +60,7 @@ def forget(
 ) -> None:
     """Forget for good: a value (tombstone), a session or an item. Enforced by code at every read and write."""
     from mnemolog.adapters.scope import resolve_scope
-    from mnemolog.cli.memory_folder import follow_log, updated
+    from mnemolog.cli.memory_folder import followed_folder, updated
     from mnemolog.domain.services import forget as forgetting
     from mnemolog.domain.services import previews
 
@@ -146,9 +146,9 @@ def forget(
                 f"tombstone {result.tombstone_id} {state} (scope {scope}); {len(result.retired)} item(s) retired, "
                 f"{len(result.scrubbed_sessions)} session(s) scrubbed"
             )
-        folder = follow_log(s)
+    folder = followed_folder(s)
     data["folder"] = str(folder) if folder else None
-    message += updated(folder)
+    message += updated(s)
     if json_out:
         emit_json(data)
     else:
@@ -156,7 +156,7 @@ def forget(
 
 
 def _erase(value: str, reason: str, *, yes: bool, dry_run: bool, json_out: bool) -> None:
-    from mnemolog.cli.memory_folder import follow_log, updated
+    from mnemolog.cli.memory_folder import followed_folder, updated
     from mnemolog.domain.services.erase import ERASE_REASON, erase_value
 
     if not value.strip():
@@ -171,7 +171,7 @@ def _erase(value: str, reason: str, *, yes: bool, dry_run: bool, json_out: bool)
             result = erase_value(s, value, s.keys, s, given, dry_run=dry_run)
         except ValueError as error:
             raise UserError("the value has no words to match", Exit.USAGE) from error
-        folder = None if dry_run else follow_log(s)
+    folder = followed_folder(s)
     data = {**result.as_dict(), "folder": str(folder) if folder else None}
     if json_out:
         emit_json(data)
@@ -182,7 +182,7 @@ def _erase(value: str, reason: str, *, yes: bool, dry_run: bool, json_out: bool)
     else:
         console.print(
             f"erased: tombstone {result.tombstone_id} placed (scope global); {len(result.retired)} item(s) retired; "
-            f"{kinds} re-recorded under new keys, {result.keys_destroyed} old key(s) destroyed; views rebuilt{updated(folder)}",
+            f"{kinds} re-recorded under new keys, {result.keys_destroyed} old key(s) destroyed; views rebuilt{updated(s)}",
             highlight=False,
         )
     if result.unsealed_events:
@@ -198,7 +198,7 @@ def lift(
     json_out: bool = JSON,
 ) -> None:
     """Undo a tombstone (as an event) and restore the session texts and notes it scrubbed. Retired items stay retired."""
-    from mnemolog.cli.memory_folder import follow_log, updated
+    from mnemolog.cli.memory_folder import followed_folder, updated
     from mnemolog.domain.services import forget as forgetting
 
     with store() as s:
@@ -207,12 +207,12 @@ def lift(
             result = forgetting.lift(s, tid, reason)
         except forgetting.NotFound as error:
             raise UserError(str(error), Exit.NOT_FOUND) from error
-        folder = follow_log(s)
+    folder = followed_folder(s)
     if json_out:
         emit_json({**result.as_dict(), "folder": str(folder) if folder else None})
     else:
         restored = f"; {len(result.restored_sessions)} session(s) and {len(result.restored_notes)} note(s) restored"
-        console.print(f"tombstone {tid} {'lifted' if result.lifted else 'was already lifted'}{restored}{updated(folder)}", highlight=False)
+        console.print(f"tombstone {tid} {'lifted' if result.lifted else 'was already lifted'}{restored}{updated(s)}", highlight=False)
 
 
 def prune(
@@ -221,7 +221,7 @@ def prune(
     json_out: bool = JSON,
 ) -> None:
     """The retention sweep: prune stale, unselected extractions; retire items left without evidence."""
-    from mnemolog.cli.memory_folder import follow_log, updated
+    from mnemolog.cli.memory_folder import followed_folder, updated
     from mnemolog.domain.services import previews, retention
 
     with store() as s:
@@ -236,11 +236,11 @@ def prune(
                     console.print(f"  would retire {str(row.item_id)[:8]}  {row.kind}  {row.scope}", highlight=False, markup=False)
             return
         result = retention.prune(s, retention=window, limit=s.settings.max_selected)
-        folder = follow_log(s)
+    folder = followed_folder(s)
     if json_out:
         emit_json({**result.as_dict(), "folder": str(folder) if folder else None})
     else:
-        console.print(f"prune: {len(result.sessions)} extraction(s) pruned, {len(result.retired)} item(s) retired{updated(folder)}", highlight=False)
+        console.print(f"prune: {len(result.sessions)} extraction(s) pruned, {len(result.retired)} item(s) retired{updated(s)}", highlight=False)
 
 
 def reset(
@@ -248,18 +248,18 @@ def reset(
     json_out: bool = JSON,
 ) -> None:
     """Withdraw all memory, as events (the log and its history stay)."""
-    from mnemolog.cli.memory_folder import follow_log, updated
+    from mnemolog.cli.memory_folder import followed_folder, updated
     from mnemolog.domain.services import retention
 
     if not yes and not typer.confirm("Withdraw all memory (every extraction and every item)?", default=False):
         raise UserError("reset cancelled")
     with store() as s:
         result = retention.reset(s)
-        folder = follow_log(s)
+    folder = followed_folder(s)
     if json_out:
         emit_json({**result.as_dict(), "folder": str(folder) if folder else None})
     else:
-        console.print(f"reset: {len(result.sessions)} extraction(s) withdrawn, {len(result.retired)} item(s) retired{updated(folder)}", highlight=False)
+        console.print(f"reset: {len(result.sessions)} extraction(s) withdrawn, {len(result.retired)} item(s) retired{updated(s)}", highlight=False)
 
 
 def register(app: typer.Typer) -> None:

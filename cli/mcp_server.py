@@ -113,6 +113,18 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
         opened[0].catch_up()  # a long-lived server: each call reads what other processes wrote since the last
         return opened[0]
 
+    def settled(answer: dict[str, Any]) -> dict[str, Any]:
+        """A write tool's answer, once the memory folder and skills follow what it wrote (a long-lived store session)."""
+        from mnemolog.adapters.folder_writer import FolderWriteError
+        from mnemolog.adapters.store_session import settle
+
+        try:
+            followed = settle(opened[0])  # the tool called store() already
+        except FolderWriteError as error:  # memory itself is fine: say so
+            return {**answer, "warning": str(error)}
+        problems = followed.problems if followed else ()
+        return {**answer, "warning": "; ".join(problems)} if problems else answer
+
     def folder_file(project: str, path: str) -> str | None:
         return memory_file(memory_folder(store(), project), path)
 
@@ -205,7 +217,7 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
             added = add_note(store(), text, intent, target, redactor(), source="mcp")
         except ValueError as error:  # an empty note
             raise ToolError(str(error)) from error
-        return added.as_dict()
+        return settled(added.as_dict())
 
     @server.tool(annotations=WRITES)
     async def cite_memory(text: str, ctx: Context[Any, Any], session_id: str | None = None) -> dict[str, Any]:
@@ -221,8 +233,7 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
         report = cite.record_citation(s, text, "mcp", citing_session=session_id, read_file=read, project=project)
         if not report.citations:
             raise ToolError("no citation found: give item ids as [item:<id>] or a <oai-mem-citation> block")
-        recorded: dict[str, Any] = report.as_dict()
-        return recorded
+        return settled(report.as_dict())
 
     return server, close
 

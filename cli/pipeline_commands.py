@@ -213,12 +213,8 @@ def _result_dict(result: ConsolidationReport, name: str) -> dict[str, Any]:
 
 def consolidate(model: str | None = MODEL, since: str | None = SINCE, all_: bool = ALL, json_out: bool = JSON) -> None:
     """Phase 2: consolidate the selected extractions into memory items, as audited edits."""
-    from mnemolog.cli.memory_folder import follow_log
-
     with store() as s:
         result, name = _consolidate(s, model, since, all_, json_out)
-        if result.status == "completed":
-            follow_log(s)
     if json_out:
         emit_json(_result_dict(result, name))
     else:
@@ -306,7 +302,7 @@ def run(
 ) -> None:
     """The whole pipeline: ingest, extract, consolidate, render."""
     from mnemolog.adapters.models import OFFLINE, model_choice
-    from mnemolog.cli.memory_folder import follow_skills, write_memory_folder
+    from mnemolog.cli.memory_folder import write_memory_folder
 
     with store() as s:
         offline = [
@@ -322,8 +318,6 @@ def run(
         result, consolidate_name = _consolidate(s, None, since, all_, json_out)
         target = out or s.settings.folder
         files = write_memory_folder(s, target, None) if result.status != "failed" else {}
-        if result.status != "failed":
-            follow_skills(s)
     partial = ingest_report.partial or extract_report.as_dict()["gave_up"] > 0
     if json_out:
         emit_json(

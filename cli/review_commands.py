@@ -23,7 +23,7 @@ def review(
     json_out: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Accept, reject or doubt a memory item (a Reviewed event; explain shows it)."""
-    from mnemolog.cli.memory_folder import follow_log, updated
+    from mnemolog.cli.memory_folder import followed_folder, updated
     from mnemolog.domain.memory_item import Trust
     from mnemolog.domain.services import review as reviewing
 
@@ -37,12 +37,12 @@ def review(
             result = reviewing.review(s, item_id, chosen[0], by or getpass.getuser(), note, project=project)
         except reviewing.ItemNotFound as error:
             raise UserError(str(error), Exit.NOT_FOUND) from error
-        folder = follow_log(s) if result.changed else None
+    folder = followed_folder(s)
     if json_out:
         emit_json({**result.as_dict(), "folder": str(folder) if folder else None})
     else:
         state = "now" if result.changed else "already"
-        console.print(f"item {item_id} is {state} {result.trust.value}{updated(folder)}", highlight=False)
+        console.print(f"item {item_id} is {state} {result.trust.value}{updated(s)}", highlight=False)
 
 
 def register(app: typer.Typer) -> None:

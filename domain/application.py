@@ -58,6 +58,7 @@ class MnemologApp(Application[UUID]):
             return None
 
     last_written = 0  # the newest notification id this process wrote (what its readers wait for)
+    last_changed = 0  # the newest one that can change what memory shows (the followers wait for it)
 
     def save_all(self, *aggregates: EventSourced) -> int | None:
         """Save the pending events of all given aggregates in one transaction; the last notification id it wrote."""
@@ -73,6 +74,8 @@ class MnemologApp(Application[UUID]):
             return None
         position: int = recordings[-1].notification.id
         self.last_written = max(self.last_written, position)
+        if any(aggregate.changes_memory for aggregate in aggregates):
+            self.last_changed = max(self.last_changed, position)
         return position
 
     def retrying(self, command: Callable[[], T], attempts: int = 5) -> T:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 from uuid import UUID
 
 from eventsourcing.domain import Aggregate, CanInitAggregate, CanMutateAggregate
@@ -33,6 +33,10 @@ class DomainEvent(BaseModel):
 
 class EventSourced(Aggregate):
     """Base aggregate whose events are pydantic models."""
+
+    # Whether its events can change what memory shows (the folder, context, skills). A record of
+    # what was served does not: saving one does not bring the folder and skills in step again.
+    changes_memory: ClassVar[bool] = True
 
     class Event(DomainEvent, CanMutateAggregate[UUID]):
         """An event of this aggregate."""

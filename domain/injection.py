@@ -31,6 +31,8 @@ class ServedItem(Value):
 class Injection(EventSourced):
     """One serving of memory to a session."""
 
+    changes_memory = False  # a record of serving: the folder shows nothing of it
+
     class Served(EventSourced.Created):
         """Memory was served."""
 

@@ -3,8 +3,9 @@
 Every page is an entrypoint like a CLI command: it parses the request, opens
 the store (``cli.context.store``: caught up with what other processes wrote),
 calls one service or read, and renders. Writes are POSTs that redirect back
-(303) to the page, which then shows the change; each write re-renders the
-configured memory folder as the CLI's do (``cli.memory_folder.follow_log``).
+(303) to the page, which then shows the change; the request's store session
+brings the memory folder and skills in step as a CLI command's does
+(``adapters.store_session``).
 """
 
 from __future__ import annotations

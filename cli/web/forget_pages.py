@@ -91,7 +91,7 @@ async def preview(request: Request) -> Response:
 
 async def forget(request: Request) -> Response:
     """POST /forget (confirmed): one forget service call, the folder re-rendered, back to the Forget page."""
-    from mnemolog.cli.memory_folder import follow_log
+    from mnemolog.cli.memory_folder import updated
     from mnemolog.domain.ids import AmbiguousId, UnknownId, resolve_id
     from mnemolog.domain.services import forget as forgetting
 
@@ -115,8 +115,7 @@ async def forget(request: Request) -> Response:
                     message = f"item {str(item.item_id)[:8]} retired; tombstone {str(item.tombstone_id)[:8]} placed on its text; {len(item.also_retired)} other item(s) retired"
             except (forgetting.NotFound, UnknownId, AmbiguousId, ValueError) as error:
                 return "", str(error)
-            folder = follow_log(s)
-        return message + (f"; memory folder {folder} updated" if folder else ""), ""
+        return message + updated(s), ""
 
     done, problem = await run_in_threadpool(run)
     return after_write("/forget", done=done, problem=problem)
@@ -124,7 +123,7 @@ async def forget(request: Request) -> Response:
 
 async def lift(request: Request) -> Response:
     """POST /tombstones/{ref}/lift: the tombstone lifted (an event); items it retired stay retired."""
-    from mnemolog.cli.memory_folder import follow_log
+    from mnemolog.cli.memory_folder import updated
     from mnemolog.domain.ids import AmbiguousId, UnknownId, resolve_id
     from mnemolog.domain.services import forget as forgetting
 
@@ -138,9 +137,8 @@ async def lift(request: Request) -> Response:
                 result = forgetting.lift(s, tombstone_id, reason)
             except (forgetting.NotFound, UnknownId, AmbiguousId) as error:
                 return "", str(error)
-            folder = follow_log(s)
         state = "lifted" if result.lifted else "was already lifted"
-        return f"tombstone {str(tombstone_id)[:8]} {state}" + (f"; memory folder {folder} updated" if folder else ""), ""
+        return f"tombstone {str(tombstone_id)[:8]} {state}" + updated(s), ""
 
     done, problem = await run_in_threadpool(run)
     return after_write("/forget", done=done, problem=problem)

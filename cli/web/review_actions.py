@@ -1,7 +1,7 @@
 """The review queue and the writes on one item: accept, reject, doubt, edit text, pin, change scope.
 
-Each write is one service call (an event), then the configured memory folder
-is re-rendered (``follow_log``) so the folder and the next ``context`` show it
+Each write is one service call (an event); the request's store session then
+re-renders the configured memory folder (``adapters.store_session``) so the folder and the next ``context`` show it
 at once, then a 303 back to the page it came from.
 """
 
@@ -55,7 +55,7 @@ def _who() -> str:
 
 async def _write(request: Request, act: Callable[[Any, UUID, Any], str]) -> Response:
     """Parse the form, run ``act`` (one service call) on the item, re-render the folder, redirect back."""
-    from mnemolog.cli.memory_folder import follow_log
+    from mnemolog.cli.memory_folder import updated
     from mnemolog.domain.ids import AmbiguousId, UnknownId, resolve_id
     from mnemolog.domain.services.edit import EditRefused
     from mnemolog.domain.services.review import ItemNotFound
@@ -75,8 +75,7 @@ async def _write(request: Request, act: Callable[[Any, UUID, Any], str]) -> Resp
                 done = act(s, item_id, form)
             except (ItemNotFound, EditRefused, ValueError) as error:
                 return "", str(error), str(item_id)
-            folder = follow_log(s)
-        return done + (f"; memory folder {folder} updated" if folder else ""), "", str(item_id)
+        return done + updated(s), "", str(item_id)
 
     done, problem, item_id = await run_in_threadpool(run)
     back = back_to(form, default)

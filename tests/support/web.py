@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from contextlib import nullcontext
+from collections.abc import Iterator
+from contextlib import contextmanager
 from html import unescape
 
 from mnemolog.adapters.bootstrap import Store
@@ -17,8 +18,17 @@ LOOPBACK = "http://127.0.0.1:8377"
 def web_client(store: Store, access: Access | None = None, base_url: str = LOOPBACK) -> tuple[TestClient, Access]:
     """A TestClient on the page's app whose every request uses ``store`` (loopback rules unless ``access``)."""
     rules = access or Access(loopback=True)
-    app = create_app(rules, lambda: nullcontext(store))
+    app = create_app(rules, lambda: _kept_open(store))
     return TestClient(app, base_url=base_url, follow_redirects=True), rules
+
+
+@contextmanager
+def _kept_open(store: Store) -> Iterator[Store]:
+    """A request's store session over a store the test keeps open: its followers in step after a write, as the page's own."""
+    from mnemolog.adapters.store_session import settle
+
+    yield store
+    settle(store)
 
 
 def notice(html: str) -> str:
