@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 from uuid import UUID
 
-from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent
+from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import IntegrityError, Mapper, Notification, Transcoder
 from mnemolog.domain.events import EventSourced, PydanticMapper
 from mnemolog.domain.ports import DataKeys
@@ -63,13 +63,10 @@ class MnemologApp(Application[UUID]):
     def save_all(self, *aggregates: EventSourced) -> int | None:
         """Save the pending events of all given aggregates in one transaction; the last notification id it wrote."""
         # The library's save() checks every object against runtime-checkable protocols (slow
-        # isinstance calls); these are aggregates, so their events are collected directly.
-        processing = ProcessingEvent[UUID]()
-        for aggregate in aggregates:
-            processing.events.extend(aggregate.collect_events())
-            processing.aggregates[aggregate.id] = aggregate
-        recordings = self._record(processing)
-        self._notify(recordings)
+        # isinstance calls); these are aggregates, so their events are collected directly and put
+        # through the event store's public put() (no aggregate cache, no snapshots, nothing to notify).
+        events = [event for aggregate in aggregates for event in aggregate.collect_events()]
+        recordings = self.events.put(events) if events else []
         if not recordings:
             return None
         position: int = recordings[-1].notification.id
