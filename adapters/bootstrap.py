@@ -30,10 +30,11 @@ from mnemolog.adapters.data_keys import (
     owner_only,
 )
 from mnemolog.adapters.followers import Followed
+from mnemolog.adapters.processes import ProcessWorkers, arm_fault_points
 from mnemolog.adapters.settings import Settings, load_settings
 from mnemolog.adapters.tokens import count_tokens  # the tokenizer itself loads on the first count
 from mnemolog.domain.application import MnemologApp, keyed_app_class
-from mnemolog.domain.ports import Redactor, ScopeLookup, SessionSource
+from mnemolog.domain.ports import Redactor, ScopeLookup, SessionSource, Workers
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher
 from mnemolog.projections.reads import ViewReads
 from mnemolog.projections.view_store import (
@@ -71,6 +72,7 @@ class Store:
     clock: Clock = field(default=utc_now)
     env: dict[str, str] = field(default_factory=dict)  # the eventsourcing environment of the log
     keys: AesGcmKeys = field(default_factory=MemoryKeys)  # the data keys the log's texts are sealed under
+    workers: Workers = field(default_factory=ProcessWorkers)  # who works, and whether a claim's holder still does
     _key: bytes | None = field(default=None, repr=False)
     _seen: int = field(default=0, repr=False)  # the position the views were last brought to
     folder_at: int = field(default=0, repr=False)  # the position the configured memory folder was rendered at
@@ -246,6 +248,7 @@ def _redacted_url(url: str) -> str:
 def open_store(settings: Settings | None = None, clock: Clock = utc_now) -> Store:
     """Open the configured store, creating its schema on first use."""
     settings = settings or load_settings()
+    arm_fault_points()  # the fault-injection suite's moments (a no-op unless MNEMOLOG_FAULT_AT is set)
     url = settings.database_url.get_secret_value() if settings.database_url else None
     try:
         if url:

@@ -220,3 +220,15 @@ Progress = Callable[[int, int, str], None]
 def no_progress(done: int, total: int, label: str) -> None:
     """A progress display that shows nothing."""
     return None
+
+
+class Workers(Protocol):
+    """Who is working, and whether the holder of a claim or lease still is (process liveness: adapters.processes)."""
+
+    def name(self) -> str:
+        """This thread's worker name, recorded on claims and leases."""
+        ...
+
+    def alive(self, worker: str) -> bool:
+        """False only when it is certain that ``worker`` is gone (its process on this host has exited)."""
+        ...

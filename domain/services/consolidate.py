@@ -58,7 +58,7 @@ from mnemolog.domain.ports import (
 from mnemolog.domain.reads import ItemRow, NoteRow, SelectedSession
 from mnemolog.domain.selection import diff, select
 from mnemolog.domain.services.notes import NoteFiles, NoteImport, import_note_files
-from mnemolog.domain.services.unit_of_work import UnitOfWork, owner_alive, worker_name
+from mnemolog.domain.services.unit_of_work import UnitOfWork
 from mnemolog.domain.session import Session
 from mnemolog.domain.skill import Skill, map_texts
 from mnemolog.domain.tombstone_matcher import EVERY_PROJECT, TombstoneMatcher
@@ -147,7 +147,7 @@ def consolidate(
     """
     imported = import_note_files(uow, note_files, redactor) if note_files is not None else None
     app, now = uow.app, uow.clock
-    worker = worker or worker_name()
+    worker = worker or uow.workers.name()
     reads = uow.reads()
     matcher = uow.matcher()
     selection = select(reads.candidates(), now(), policy.retention, policy.limit)
@@ -160,7 +160,7 @@ def consolidate(
     if lease is None:
         lease = PhaseTwoLease()
     try:
-        lease.take(run.id, worker, now(), policy.lease, alive=owner_alive)
+        lease.take(run.id, worker, now(), policy.lease, alive=uow.workers.alive)
         app.save_all(lease, run)
     except LeaseHeld as held:
         return ConsolidationReport(None, "busy", str(held), notes_imported=imported)

@@ -25,7 +25,7 @@ from mnemolog.domain.eligibility import EligibilityPolicy, assess_eligibility, e
 from mnemolog.domain.extraction import StageOneOutput
 from mnemolog.domain.holes import has_hole, transcript_without_holes, without_holes
 from mnemolog.domain.ports import Extractor, ModelError, Progress, Redactor, no_progress
-from mnemolog.domain.services.unit_of_work import UnitOfWork, owner_alive, worker_name
+from mnemolog.domain.services.unit_of_work import UnitOfWork
 from mnemolog.domain.session import ClaimRefused, Session
 from mnemolog.domain.tombstone import record_suppression
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher
@@ -125,7 +125,7 @@ def extract(
 
     def one(session_id: UUID) -> None:
         result = extract_session(
-            uow.app, session_id, extractor, redactor, matcher, worker=worker_name(), now=uow.clock, claims=claims,
+            uow.app, session_id, extractor, redactor, matcher, worker=uow.workers.name(), alive=uow.workers.alive, now=uow.clock, claims=claims,
             retry_failed=retry_failed,
         )
         with lock:
@@ -189,6 +189,7 @@ def extract_session(
     matcher: TombstoneMatcher,
     *,
     worker: str,
+    alive: Callable[[str], bool],
     now: Callable[[], datetime],
     claims: ClaimPolicy = ClaimPolicy(),
     retry_failed: bool = False,
@@ -198,7 +199,7 @@ def extract_session(
     if session is None:
         return ExtractResult(session_id, ExtractOutcome.SKIPPED, "unknown session")
     try:
-        session.claim_extraction(worker, now(), claims.lease, claims.max_attempts, retry_failed, alive=owner_alive)
+        session.claim_extraction(worker, now(), claims.lease, claims.max_attempts, retry_failed, alive=alive)
         app.save_all(session)
     except ClaimRefused as refused:
         return ExtractResult(session_id, ExtractOutcome.SKIPPED, str(refused))

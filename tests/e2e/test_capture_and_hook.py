@@ -87,10 +87,10 @@ def test_a_capture_that_finds_another_consolidation_running_waits_for_it_then_co
     from uuid import uuid4
 
     from mnemolog.adapters.bootstrap import open_store, redactor
+    from mnemolog.adapters.processes import worker_name
     from mnemolog.adapters.settings import Settings
     from mnemolog.domain.consolidation import PhaseTwoLease
     from mnemolog.domain.services.notes import add_note
-    from mnemolog.domain.services.unit_of_work import worker_name
 
     other = open_store(Settings(home=world["tmp"] / "data"))  # the process whose run holds the lease
     lease, run = PhaseTwoLease(), uuid4()

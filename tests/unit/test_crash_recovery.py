@@ -13,8 +13,8 @@ from uuid import UUID
 import pytest
 from mnemolog.adapters.bootstrap import Store
 from mnemolog.adapters.folder_writer import _owner, write_folder
+from mnemolog.adapters.processes import owner_alive, worker_name
 from mnemolog.domain.consolidation import LeaseHeld, PhaseTwoLease
-from mnemolog.domain.services.unit_of_work import owner_alive, worker_name
 from mnemolog.domain.session import ClaimRefused
 from support.scenarios import facts
 

@@ -79,3 +79,17 @@ def test_catch_ups_outside_projections_are_few_and_explained() -> None:
     assert len(calls) <= 5, calls
     unexplained = [f"{p.relative_to(ROOT)}:{n}" for p, n, line in calls if "#" not in line]
     assert not unexplained, f"each catch-up outside projections says why in a comment: {unexplained}"
+
+
+OS_MECHANICS = re.compile(r"\bos\.(kill|getpid|environ)|/proc\b|\bimport (signal|socket)\b|\bsocket\.")
+
+
+def test_the_domain_leaves_processes_and_signals_to_adapters() -> None:
+    """Process liveness and kill hooks are ports (``Workers``, ``fault_points.install``), implemented in adapters."""
+    offenders = [
+        f"{path.relative_to(ROOT)}:{n}: {line.strip()}"
+        for path in sources("domain")
+        for n, line in enumerate(path.read_text().splitlines(), start=1)
+        if OS_MECHANICS.search(line) and not line.lstrip().startswith("#")
+    ]
+    assert not offenders, "\n".join(offenders)
