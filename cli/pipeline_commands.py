@@ -266,16 +266,6 @@ def _print_retention(result: ConsolidationReport, days: float, widened: bool) ->
     )
 
 
-def _project(cwd: Path | None, project: str | None) -> str | None:
-    from mnemolog.adapters.scope import project_scope
-
-    if project:
-        return project
-    if cwd is None:
-        return None
-    return project_scope(None, str(cwd.resolve()))
-
-
 def render(
     out: Path = typer.Option(None, "--out", help="Folder to write (default: the memory folder in MNEMOLOG_HOME)."),
     project: str | None = typer.Option(None, "--project", help="Only this project scope (plus global items)."),

@@ -88,36 +88,6 @@ def _edit_problem(
     return None
 
 
-def check_plan(
-    plan: ConsolidationPlan,
-    *,
-    handles: Mapping[str, ItemRow],
-    selected_scopes: Mapping[UUID, str],
-    note_scopes: Mapping[UUID, str],
-    matcher: TombstoneMatcher,
-) -> list[Override]:
-    """Every rule the plan's edits break, whether it drops the edit or refuses the plan (empty: all may apply).
-
-    Rules: targets are known handles (edits of unknown handles are left to
-    ``droppable_edits``); add/revise name evidence, each a selected session, a
-    pending note (``note_scopes``: note id -> scope) or, for a revise, evidence
-    the item already has; a note is evidence only for an item of its own scope;
-    a project item needs evidence from that project (a session or a note); a
-    global item needs evidence from more than one project, a global note, or is
-    a user preference; no text carries a tombstoned value.
-    """
-    problems: list[Override] = []
-    for index, edit in enumerate(plan.edits):
-        target = handles.get(edit.target or "") if edit.target else None
-        if edit.op != "add" and target is None:
-            continue  # dropped on its own by droppable_edits
-        found = _edit_problem(edit, target, selected_scopes, note_scopes, matcher)
-        if found is not None:
-            item_id = target.item_id if target is not None else None
-            problems.append(Override(action="rejected", reason=found[1], edit=describe_edit(edit, index), item_id=item_id))
-    return problems
-
-
 @dataclass(frozen=True)
 class ScreenedPlan:
     """A plan after each edit was checked on its own.
@@ -233,17 +203,6 @@ def _position(description: str) -> int:
     """The edit's number in a ``describe_edit`` text (``edit 3: ...`` -> 3)."""
     head = description.split(":", 1)[0].removeprefix("edit ").strip()
     return int(head) if head.isdigit() else 0
-
-
-def droppable_edits(plan: ConsolidationPlan, handles: Mapping[str, ItemRow]) -> tuple[ConsolidationPlan, list[Override]]:
-    """Edits code drops one by one while the rest of the plan still applies.
-
-    An edit whose target handle names no current item, a retire or invalidate
-    of an item a person pinned, or a second edit of an item the plan already
-    edits, cannot be applied, but says nothing against the plan's other edits.
-    """
-    applicable, dropped = _applicable(plan, handles)
-    return plan.model_copy(update={"edits": tuple(edit for _, edit in applicable)}), dropped
 
 
 def _applicable(plan: ConsolidationPlan, handles: Mapping[str, ItemRow]) -> tuple[list[tuple[int, Edit]], list[Override]]:

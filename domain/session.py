@@ -484,13 +484,3 @@ class Session(EventSourced):
             return False
         self.trigger_event(self.Deleted, reason=reason)
         return True
-
-    @property
-    def feeds_memory(self) -> bool:
-        """Whether this session's extraction may be evidence for memory."""
-        return (
-            not self.deleted
-            and not self.pruned
-            and self.mode == SessionMode.ENABLED
-            and self.extraction is not None
-        )

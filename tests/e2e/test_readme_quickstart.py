@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 from mnemolog.adapters.tokens import count_tokens
-from mnemolog.projections.folder_validator import validate_folder
+from support.folder_validator import validate_folder
 from support.shared_fixtures import shared_fixture
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -14,9 +14,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from mnemolog.adapters.tokens import count_tokens
-from mnemolog.projections.folder_validator import validate_folder
 from support.agent_sessions import ClaudeSession, CodexRollout
 from support.cli import run_cli
+from support.folder_validator import validate_folder
 
 REMOTE = "git@github.com:acme/billing.git"
 SCOPE = "git:github.com/acme/billing"

@@ -20,8 +20,8 @@ from mnemolog.domain.plan import ConsolidationPlan, Edit
 from mnemolog.domain.session import session_id_for
 from mnemolog.domain.tombstone import Tombstone
 from mnemolog.domain.tombstone_matcher import fingerprint
-from mnemolog.projections.folder_validator import validate_folder
 from support.consolidating import render_into, rendered, run_consolidation
+from support.folder_validator import validate_folder
 from support.scripted_models import ScriptedConsolidator, ScriptedExtractor, memory
 from support.session_pipeline import extract_all, ingest_files
 from support.sessions import thread_id, write_rollout

@@ -14,8 +14,8 @@ from uuid import UUID
 from mnemolog.adapters.folder_writer import write_folder
 from mnemolog.domain.reads import ItemRow
 from mnemolog.projections.folder_model import FolderModel, FolderSession
-from mnemolog.projections.folder_validator import validate_folder
 from mnemolog.projections.markdown_folder import render_folder
+from support.folder_validator import validate_folder
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "folder_basic"
 

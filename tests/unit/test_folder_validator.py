@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from mnemolog.projections.folder_validator import validate_folder
+from support.folder_validator import validate_folder
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "folder_basic"
 

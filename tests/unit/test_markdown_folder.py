@@ -14,13 +14,13 @@ import pytest
 from mnemolog.adapters.folder_writer import write_folder
 from mnemolog.domain.reads import ItemRow
 from mnemolog.projections.folder_model import FolderModel
-from mnemolog.projections.folder_validator import validate_folder
 from mnemolog.projections.markdown_folder import (
     SUMMARY_TOKEN_BUDGET,
     item_ids_in,
     render_folder,
 )
 from support.folder_models import folder_session, words
+from support.folder_validator import validate_folder
 
 BASE = datetime(2025, 6, 30, 12, tzinfo=UTC)
 KINDS = ("preference", "knowledge", "failure", "task", "task")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from uuid import UUID, uuid5
 
 from mnemolog.domain.plan import GLOBAL_SCOPE, ConsolidationPlan, Edit
-from mnemolog.domain.plan_checks import check_plan, code_retirements
+from mnemolog.domain.plan_checks import code_retirements, screen_plan
 from mnemolog.domain.reads import ItemRow
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher
 
@@ -27,10 +27,10 @@ HANDLES = {"I1": I1}
 
 
 def problems(*edits: Edit) -> list[str]:
-    found = check_plan(
+    screened = screen_plan(
         ConsolidationPlan(edits=edits), handles=HANDLES, selected_scopes={S_API: API}, note_scopes=NOTES, matcher=NO_TOMBSTONES
     )
-    return [o.reason for o in found]
+    return [o.reason for o in screened.rejected]
 
 
 def add(*evidence: UUID, scope: str, kind: str = "knowledge") -> Edit:

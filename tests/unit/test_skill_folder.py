@@ -12,9 +12,9 @@ from mnemolog.adapters.folder_writer import write_folder
 from mnemolog.domain.reads import ItemRow
 from mnemolog.domain.skill import Skill, SkillStep
 from mnemolog.projections.folder_model import FolderModel, FolderSession
-from mnemolog.projections.folder_validator import validate_folder
 from mnemolog.projections.markdown_folder import item_ids_in, render_folder, render_skills
 from support.folder_models import folder_session, words
+from support.folder_validator import validate_folder
 
 AT = datetime(2025, 6, 30, 12, tzinfo=UTC)
 

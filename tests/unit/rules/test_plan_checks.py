@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
 from uuid import UUID
 
 from hypothesis import given
 from hypothesis import strategies as st
+from mnemolog.domain.consolidation import Override
 from mnemolog.domain.plan import GLOBAL_SCOPE, ConsolidationPlan, Edit, ItemKindName
 from mnemolog.domain.plan_checks import (
-    check_plan,
+    ScreenedPlan,
     code_retirements,
     describe_edit,
-    droppable_edits,
     screen_plan,
 )
 from mnemolog.domain.reads import ItemRow
@@ -27,6 +29,23 @@ SECRET = "blue falcon 42"
 I1 = item("I1", scope=API, evidence=[S_API])
 I2 = item("I2", scope=GLOBAL_SCOPE, evidence=[S_API, S_WEB])
 HANDLES = {"I1": I1, "I2": I2}
+
+
+def rejected(screened: ScreenedPlan) -> list[Override]:
+    """Everything the screening turned down (dropped or refusing the plan), in the plan's order."""
+    return sorted(screened.rejected, key=lambda o: int(o.edit.split(":", 1)[0].removeprefix("edit ")))
+
+
+def check_plan(proposed: ConsolidationPlan, **context: Any) -> list[Override]:
+    """What production's ``screen_plan`` turns down in ``proposed``, save edits of unknown handles (see below)."""
+    return [o for o in rejected(screen_plan(proposed, **context)) if not o.reason.startswith("unknown item handle")]
+
+
+def droppable_edits(proposed: ConsolidationPlan, handles: Mapping[str, ItemRow]) -> tuple[ConsolidationPlan, list[Override]]:
+    """The edits ``screen_plan`` keeps and drops when every edit's evidence is in order: what it drops by handle alone."""
+    screened = screen_plan(proposed, handles=handles, selected_scopes=SELECTED, note_scopes={}, matcher=matcher())
+    assert not screened.refusals
+    return screened.plan, list(screened.dropped)
 
 
 def problems(*edits: Edit, forgotten: TombstoneMatcher | None = None) -> list[str]:
@@ -102,8 +121,10 @@ def test_two_sessions_of_one_project_do_not_make_an_item_global() -> None:
     assert [o.reason for o in found] == ["a global item needs evidence from more than one project or an explicit user statement"]
 
 
-def test_edits_of_unknown_handles_are_left_to_droppable_edits() -> None:
+def test_edits_of_unknown_handles_are_dropped_on_their_own() -> None:
     assert problems(revise("I9", S_API), Edit(op="retire", target="I9")) == []
+    dropped = rejected(screen_plan(plan(revise("I9", S_API)), handles=HANDLES, selected_scopes=SELECTED, note_scopes={}, matcher=matcher()))
+    assert [o.reason for o in dropped] == ["unknown item handle 'I9'"]
 
 
 def test_every_broken_edit_is_reported_with_its_position() -> None:
@@ -164,7 +185,7 @@ def test_rejections_never_repeat_the_forgotten_value() -> None:
     assert found and not any(forgotten.contains(o.model_dump_json(), GLOBAL_SCOPE) for o in found)
 
 
-# --- droppable_edits --------------------------------------------------------------
+# --- what screen_plan drops by handle --------------------------------------------------------------
 
 
 def test_an_edit_of_an_unknown_handle_is_dropped_and_the_rest_kept() -> None:
@@ -200,10 +221,12 @@ def test_a_model_neither_retires_nor_invalidates_a_pinned_item_but_may_revise_it
     assert [(e.op, e.target) for e in kept.edits] == [("revise", "I1")] and dropped == []
 
 
-def test_adds_are_never_dropped() -> None:
-    edits = plan(add(S_API, scope=API), add(scope=API), add("junk"))
-    kept, dropped = droppable_edits(edits, HANDLES)
-    assert kept == edits and dropped == []
+def test_adds_are_never_dropped_for_a_handle() -> None:
+    screened = screen_plan(
+        plan(add(S_API, scope=API), add(scope=API), add("junk")), handles=HANDLES, selected_scopes=SELECTED, note_scopes={}, matcher=matcher()
+    )
+    assert screened.plan.edits[0] == add(S_API, scope=API)
+    assert not [o for o in screened.rejected if "handle" in o.reason or "already edited" in o.reason or "pinned" in o.reason]
 
 
 # --- code_retirements --------------------------------------------------------------
