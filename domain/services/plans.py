@@ -13,7 +13,7 @@ value, nor any stored text: only ids, kinds, scopes and counts.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 from uuid import UUID
 
 from mnemolog.domain.reads import ItemRow
@@ -43,19 +43,6 @@ class Retirement:
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
         return {"id": str(self.item_id), "kind": self.kind, "scope": self.scope, "why": self.why}
-
-
-class Plan(Protocol):
-    """What a destructive use case would do; ``apply`` does it."""
-
-    @property
-    def action(self) -> str:
-        """forget-value | forget-item | forget-session | lift | prune | reset | erase."""
-        ...
-
-    def as_dict(self) -> dict[str, Any]:
-        """JSON-ready form: ids, kinds, scopes and counts, never a value or a text."""
-        ...
 
 
 def ids(values: tuple[UUID, ...] | list[UUID]) -> list[str]:
