@@ -9,7 +9,7 @@ from typing import Any
 import typer
 from mnemolog.cli import options
 from mnemolog.cli.context import store
-from mnemolog.cli.output import Exit, UserError, console, emit_json
+from mnemolog.cli.output import Exit, UserError, console, emit_json, errors
 
 JSON = typer.Option(False, "--json", help="Print a JSON summary.")
 
@@ -27,18 +27,82 @@ def _on_terminal() -> bool:
     return sys.stdin is not None and sys.stdin.isatty()
 
 
-def _preview_line(preview: Any) -> str:
-    """What a preview says the command would do, as a verb phrase ("retire 2 item(s), scrub 3 session(s)")."""
-    parts = [f"retire {len(preview.retired)} item(s)"]
-    if preview.deleted_session:
-        parts.insert(0, f"delete session {preview.deleted_session}")
-    if preview.action in ("forget-value", "forget-item"):
-        parts.append(f"scrub {len(preview.scrubbed_sessions)} session(s)")
-        if preview.scrubbed_notes:
-            parts.append(f"scrub {preview.scrubbed_notes} note(s)")
-    if preview.action == "prune":
-        parts.insert(0, f"prune {len(preview.pruned_sessions)} extraction(s)")
+def checked_value(text: str, force: bool) -> str:
+    """``text`` stripped, refused when shorter than ``MIN_VALUE`` characters unless ``force``."""
+    text = text.strip()
+    if len(text) < MIN_VALUE and not force:
+        raise UserError(
+            f"the value is shorter than {MIN_VALUE} characters: it would match too much (give --force to forget it anyway)",
+            Exit.USAGE,
+        )
+    return text
+
+
+def plan_line(plan: Any) -> str:
+    """What a plan will do, as a verb phrase ("retire 2 item(s), scrub 3 session(s), scrub 1 note(s)")."""
+    plan = getattr(plan, "forget", plan)  # an erase: its forget
+    plan = getattr(plan, "value", plan)  # an item's forget: that of its text
+    parts = [f"retire {len(plan.retired)} item(s)"]
+    if plan.action == "forget-session":
+        parts.insert(0, f"delete session {plan.session_id}")
+    if plan.action in ("forget-value", "forget-item"):
+        parts.append(f"scrub {len(plan.sessions)} session(s)")
+        if plan.notes:
+            parts.append(f"scrub {len(plan.notes)} note(s)")
+        if plan.profiles:
+            parts.append(f"scrub {len(plan.profiles)} user profile(s)")
+    if plan.action in ("prune", "reset"):
+        parts.insert(0, f"{'prune' if plan.action == 'prune' else 'withdraw'} {len(plan.sessions)} extraction(s)")
     return ", ".join(parts)
+
+
+def plan_lines(plan: Any) -> list[str]:
+    """Everything a plan changes, one line each: ids, kinds and scopes, never a value or a stored text."""
+    plan = getattr(plan, "forget", plan)
+    plan = getattr(plan, "value", plan)
+    lines = [f"  retire {str(r.item_id)[:8]}  {r.kind}  {r.scope}  ({r.why})" for r in plan.retired]
+    if plan.action in ("forget-value", "forget-item"):
+        lines += [f"  scrub session {s}" for s in plan.sessions]
+        lines += [f"  scrub note {n}" for n in plan.notes]
+        lines += [f"  scrub the user profile of run {r}" for r in plan.profiles]
+    if plan.action in ("prune", "reset"):
+        lines += [f"  {plan.action} the extraction of session {s}" for s in plan.sessions]
+    return lines
+
+
+def show_dry_run(plan: Any, json_out: bool, command: str = "forget") -> None:
+    """Print ``plan`` as a dry run: its JSON, or its line and every change it lists."""
+    if json_out:
+        emit_json(plan.as_dict())
+        return
+    message = "\n".join([f"dry run: {command} would {plan_line(plan)}; nothing was written", *plan_lines(plan)])
+    console.print(message, highlight=False, markup=False)
+
+
+def confirm_plan(
+    plan: Any, question: str = "Forget for good?", cancelled: str = "forget cancelled: nothing was written", *, shown: int | None = None
+) -> None:
+    """Show the changes ``plan`` lists (the first ``shown``, when given), then ask on stderr (--json output stays JSON).
+
+    A no raises UserError.
+    """
+    lines = plan_lines(plan)
+    for line in lines[:shown]:
+        errors.print(line, highlight=False, markup=False)
+    if shown is not None and len(lines) > shown:
+        errors.print(f"  … and {len(lines) - shown} more", highlight=False, markup=False)
+    if not typer.confirm(f"{question} This will {plan_line(plan)}.", default=False, err=True):
+        raise UserError(cancelled)
+
+
+def planned(plan: Any, *, dry_run: bool, ask: bool, json_out: bool) -> bool:
+    """A dry run prints ``plan`` (False: do not apply); on a terminal the user is asked first. True: apply it."""
+    if dry_run:
+        show_dry_run(plan, json_out)
+        return False
+    if ask:
+        confirm_plan(plan)
+    return True
 
 
 def forget(
@@ -62,7 +126,6 @@ def forget(
     from mnemolog.adapters.scope import resolve_scope
     from mnemolog.cli.memory_folder import followed_folder, updated
     from mnemolog.domain.services import forget as forgetting
-    from mnemolog.domain.services import previews
 
     chosen = [name for name, given in (("VALUE", value is not None), ("--session", session), ("--item", item)) if given]
     if len(chosen) != 1:
@@ -71,12 +134,7 @@ def forget(
         raise UserError("--project and --global exclude each other", Exit.USAGE)
     text = ""
     if value is not None:
-        text = (sys.stdin.read() if value == "-" else value).strip()
-        if len(text) < MIN_VALUE and not force:
-            raise UserError(
-                f"the value is shorter than {MIN_VALUE} characters: it would match too much (give --force to forget it anyway)",
-                Exit.USAGE,
-            )
+        text = checked_value(sys.stdin.read() if value == "-" else value, force)
     if erase:
         if value is None:
             raise UserError("--erase takes a VALUE", Exit.USAGE)
@@ -94,58 +152,31 @@ def forget(
                 reference = str(options.resolve_id(s.reads(), "sessions", reference))
         elif item:
             item_id = options.resolve_id(s.reads(), "items", item)
-        try:  # the preview is computed only to print it or to ask
-            if not (dry_run or ask):
-                preview = None
-            elif session:
-                preview = previews.preview_forget_session(uow, reference)
+        try:  # one scan: the plan printed, asked about and applied is the same object
+            if session:
+                plan: Any = forgetting.plan_forget_session(uow, reference)
             elif item:
-                preview = previews.preview_forget_item(uow, item_id)
+                plan = forgetting.plan_forget_item(uow, item_id)
             else:
-                preview = previews.preview_forget_value(uow, text, scope)
+                plan = forgetting.plan_forget_value(uow, text, scope, reason)
         except forgetting.NotFound as error:
             raise UserError(str(error), Exit.NOT_FOUND) from error
         except ValueError as error:
-            raise UserError("the value has no words to match", Exit.USAGE) from error
-        if dry_run and preview is not None:
-            data = preview.as_dict()
-            message = f"dry run: forget would {_preview_line(preview)}; nothing was written"
-            for row in preview.retired:
-                message += f"\n  would retire {str(row.item_id)[:8]}  {row.kind}  {row.scope}"
-            if json_out:
-                emit_json(data)
-            else:
-                console.print(message, highlight=False, markup=False)
+            what = "the item has no text to tombstone" if item else "the value has no words to match"
+            raise UserError(what, Exit.USAGE) from error
+        if not planned(plan, dry_run=dry_run, ask=ask, json_out=json_out):
             return
-        if ask and preview is not None and not typer.confirm(f"Forget for good? This will {_preview_line(preview)}.", default=False, err=True):
-            raise UserError("forget cancelled: nothing was written")
+        try:
+            done = plan.apply(uow)
+        except forgetting.NotFound as error:
+            raise UserError(str(error), Exit.NOT_FOUND) from error
+        data = done.as_dict()
         if session:
-            try:
-                done = forgetting.forget_session(uow, reference)
-            except forgetting.NotFound as error:
-                raise UserError(str(error), Exit.NOT_FOUND) from error
-            data = done.as_dict()
             message = f"session {done.session_id} {'deleted' if done.deleted else 'was already deleted'}; {len(done.retired)} item(s) retired"
         elif item:
-            try:
-                forgot = forgetting.forget_item(uow, item_id)
-            except forgetting.NotFound as error:
-                raise UserError(str(error), Exit.NOT_FOUND) from error
-            except ValueError as error:
-                raise UserError(f"the item has no text to tombstone: {error}") from error
-            data = forgot.as_dict()
-            message = f"item {forgot.item_id} retired; tombstone {forgot.tombstone_id} placed on its text; {len(forgot.also_retired)} other item(s) retired"
+            message = f"item {done.item_id} retired; tombstone {done.tombstone_id} placed on its text; {len(done.also_retired)} other item(s) retired"
         else:
-            try:
-                result = forgetting.forget_value(uow, text, scope, reason)
-            except ValueError as error:
-                raise UserError("the value has no words to match", Exit.USAGE) from error
-            data = result.as_dict()
-            state = "was already in force" if result.already else "placed"
-            message = (
-                f"tombstone {result.tombstone_id} {state} (scope {scope}); {len(result.retired)} item(s) retired, "
-                f"{len(result.scrubbed_sessions)} session(s) scrubbed"
-            )
+            message = forgot_line(done)
     folder = followed_folder(s)
     data["folder"] = str(folder) if folder else None
     message += updated(s)
@@ -155,39 +186,65 @@ def forget(
         console.print(message, highlight=False)
 
 
+def forgot_line(done: Any) -> str:
+    """What forgetting a value did, in one line (ids and counts only)."""
+    state = "was already in force" if done.already else "placed"
+    notes = f", {len(done.scrubbed_notes)} note(s)" if done.scrubbed_notes else ""
+    return (
+        f"tombstone {done.tombstone_id} {state} (scope {done.scope}); {len(done.retired)} item(s) retired, "
+        f"{len(done.scrubbed_sessions)} session(s){notes} scrubbed"
+    )
+
+
 def _erase(value: str, reason: str, *, yes: bool, dry_run: bool, json_out: bool) -> None:
     from mnemolog.cli.memory_folder import followed_folder, updated
-    from mnemolog.domain.services.erase import ERASE_REASON, erase_value
+    from mnemolog.domain.services.erase import ERASE_REASON, plan_erase
 
     if not value.strip():
         raise UserError("the value has no words to match", Exit.USAGE)
-    if not (yes or dry_run) and not typer.confirm(  # asked on stderr: --json output stays JSON
-        "Erase this value from the whole store, past events included? This cannot be undone", default=False, err=True
-    ):
-        raise UserError("erase cancelled: nothing was written")
     with store() as s:
         given = reason if reason != "forgotten at the user's request" else ERASE_REASON
         try:
-            result = erase_value(s, value, s.keys, s, given, dry_run=dry_run)
+            plan = plan_erase(s, value, given)
         except ValueError as error:
             raise UserError("the value has no words to match", Exit.USAGE) from error
+        kinds = ", ".join(f"{n} {kind}(s)" for kind, n in plan.counts().items()) or "nothing"
+        if dry_run:
+            if json_out:
+                emit_json({**plan.as_dict(), "folder": None})
+            else:
+                console.print(
+                    f"erase would {plan_line(plan)}, and re-record {kinds} under new keys and destroy the old ones "
+                    f"(tombstone {plan.tombstone_id})",
+                    highlight=False, markup=False,
+                )
+                console.print("\n".join(plan_lines(plan)), highlight=False, markup=False)
+            _unsealed(plan.unsealed_events)
+            return
+        if not yes:  # asked even off a terminal: an erase cannot be undone
+            confirm_plan(
+                plan,
+                f"Erase this value from the whole store, past events included ({kinds} re-keyed)? This cannot be undone.",
+                "erase cancelled: nothing was written",
+            )
+        result = plan.apply(s, s.keys, s)
     folder = followed_folder(s)
     data = {**result.as_dict(), "folder": str(folder) if folder else None}
     if json_out:
         emit_json(data)
-        return
-    kinds = ", ".join(f"{n} {kind}(s)" for kind, n in result.erased.items()) or "nothing"
-    if dry_run:
-        console.print(f"erase would re-record {kinds} under new keys and destroy the old ones (tombstone {result.tombstone_id})", highlight=False)
     else:
         console.print(
             f"erased: tombstone {result.tombstone_id} placed (scope global); {len(result.retired)} item(s) retired; "
             f"{kinds} re-recorded under new keys, {result.keys_destroyed} old key(s) destroyed; views rebuilt{updated(s)}",
             highlight=False,
         )
-    if result.unsealed_events:
+    _unsealed(result.unsealed_events)
+
+
+def _unsealed(count: int) -> None:
+    if count:
         console.print(
-            f"[yellow]warning:[/yellow] {result.unsealed_events} event(s) recorded before sealing hold the value in clear and cannot be erased",
+            f"[yellow]warning:[/yellow] {count} event(s) recorded before sealing hold the value in clear and cannot be erased",
             highlight=False,
         )
 
@@ -204,7 +261,7 @@ def lift(
     with store() as s:
         tid = options.resolve_id(s.reads(), "tombstones", tombstone)
         try:
-            result = forgetting.lift(s, tid, reason)
+            result = forgetting.plan_lift(s, tid, reason).apply(s)
         except forgetting.NotFound as error:
             raise UserError(str(error), Exit.NOT_FOUND) from error
     folder = followed_folder(s)
@@ -222,20 +279,15 @@ def prune(
 ) -> None:
     """The retention sweep: prune stale, unselected extractions; retire items left without evidence."""
     from mnemolog.cli.memory_folder import followed_folder, updated
-    from mnemolog.domain.services import previews, retention
+    from mnemolog.domain.services import retention
 
     with store() as s:
         window = timedelta(days=s.settings.retention_days if days is None else days)
+        plan = retention.plan_prune(s, retention=window, limit=s.settings.max_selected)
         if dry_run:
-            preview = previews.preview_prune(s, retention=window, limit=s.settings.max_selected)
-            if json_out:
-                emit_json(preview.as_dict())
-            else:
-                console.print(f"dry run: prune would {_preview_line(preview)}; nothing was written", highlight=False)
-                for row in preview.retired:
-                    console.print(f"  would retire {str(row.item_id)[:8]}  {row.kind}  {row.scope}", highlight=False, markup=False)
+            show_dry_run(plan, json_out, "prune")
             return
-        result = retention.prune(s, retention=window, limit=s.settings.max_selected)
+        result = plan.apply(s)
     folder = followed_folder(s)
     if json_out:
         emit_json({**result.as_dict(), "folder": str(folder) if folder else None})
@@ -251,10 +303,11 @@ def reset(
     from mnemolog.cli.memory_folder import followed_folder, updated
     from mnemolog.domain.services import retention
 
-    if not yes and not typer.confirm("Withdraw all memory (every extraction and every item)?", default=False):
-        raise UserError("reset cancelled")
     with store() as s:
-        result = retention.reset(s)
+        plan = retention.plan_reset(s)
+        if not yes:
+            confirm_plan(plan, "Withdraw all memory (every extraction and every item)?", "reset cancelled", shown=20)
+        result = plan.apply(s)
     folder = followed_folder(s)
     if json_out:
         emit_json({**result.as_dict(), "folder": str(folder) if folder else None})

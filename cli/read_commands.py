@@ -206,6 +206,8 @@ def note(
     cwd: Path | None = CWD,
     import_files: bool = typer.Option(False, "--import-files", help="Record Codex's notes files (extensions/ad_hoc/notes/*.md) from the memory folder."),
     folder: Path | None = typer.Option(None, "--folder", help="The memory folder for --import-files (default: the configured one)."),
+    force: bool = typer.Option(False, "--force", help="With --forget: forget a value shorter than 3 characters."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="With --forget: do not ask for confirmation (a terminal asks first)."),
     json_out: bool = JSON,
 ) -> None:
     """Leave a note the next consolidation applies (append-only); --forget places a tombstone now; --withdraw takes a note back."""
@@ -246,8 +248,10 @@ def note(
     chosen = scope or ("global" if forget else "project")
     target = "global" if chosen == "global" else _scope(cwd)
     if forget:
-        _forget(words, target, json_out)
+        _forget(words, target, force=force, yes=yes, json_out=json_out)
         return
+    if force or yes:
+        raise UserError("--force and --yes go with --forget", Exit.USAGE)
     intent = "correct" if correct else "remember"
     with store() as s:
         try:
@@ -280,29 +284,24 @@ def _withdraw(reference: str, reason: str | None, json_out: bool) -> None:
         )
 
 
-def _forget(value: str, scope: str, json_out: bool) -> None:
-    from mnemolog.domain.services.forget import forget_value
+def _forget(value: str, scope: str, *, force: bool, yes: bool, json_out: bool) -> None:
+    """``forget VALUE`` by another name: the same minimum length, the same plan, asked about on a terminal, then applied."""
+    from mnemolog.cli.forget_commands import _on_terminal, checked_value, forgot_line, planned
+    from mnemolog.domain.services.forget import plan_forget_value
 
+    text = checked_value(value, force)
     with store() as s:
         try:
-            result = forget_value(s, value, scope, "forget requested with `mnemolog note --forget`")
+            plan = plan_forget_value(s, text, scope, "forget requested with `mnemolog note --forget`")
         except ValueError as error:
-            raise UserError(str(error), Exit.USAGE) from error
+            raise UserError("the value has no words to match", Exit.USAGE) from error
+        if not planned(plan, dry_run=False, ask=not yes and _on_terminal(), json_out=json_out):
+            return
+        result = plan.apply(s)
     if json_out:
-        emit_json(
-            {
-                "tombstone": str(result.tombstone_id),
-                "scope": scope,
-                "retired": [str(i) for i in result.retired],
-                "already": result.already,
-            }
-        )
+        emit_json(result.as_dict())
     else:
-        state = "was already forgotten" if result.already else "is forgotten"
-        console.print(
-            f"the value {state} in {scope} (tombstone {result.tombstone_id}); {len(result.retired)} items retired",
-            highlight=False,
-        )
+        console.print(forgot_line(result), highlight=False)
 
 
 def notes(

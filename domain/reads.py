@@ -355,8 +355,8 @@ class ConsolidationReads(Protocol):
         """The user profile of the last completed consolidation."""
         ...
 
-    def runs_with_profile(self) -> list[UUID]:
-        """Completed runs that stored a user profile (forgetting scrubs them)."""
+    def profiles(self) -> list[tuple[UUID, str]]:
+        """Every run that stored a user profile, with the profile (forgetting scrubs them)."""
         ...
 
     def runs(self, limit: int = 50) -> list[RunRow]:

@@ -17,7 +17,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 from uuid import UUID
 
 from mnemolog.domain.plan import GLOBAL_SCOPE
@@ -39,8 +39,7 @@ _INVISIBLE = re.compile(
 _BROKEN_WORD = re.compile(r"(?<=\w)-?[ \t]*(?:\r\n|[\n\r\x0b\x0c\x85\u2028\u2029])[ \t]*(?=\w)")
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(NamedTuple):  # a tuple, not a dataclass: long texts make hundreds of thousands of them
     """A normalised token and where it sits in the original text."""
 
     text: str
@@ -150,7 +149,7 @@ def _visible_tokens(text: str) -> list[Token]:
 
 def value_digest(key: bytes, words: Iterable[str]) -> str:
     """The keyed hash of a sequence of normalised words."""
-    return hmac.new(key, " ".join(words).encode(), hashlib.sha256).hexdigest()
+    return hmac.digest(key, " ".join(words).encode(), hashlib.sha256).hex()
 
 
 def fingerprint(key: bytes, value: str) -> tuple[str, int]:
@@ -189,6 +188,8 @@ class TombstoneRule:
     scope: str
 
 
+_DIGEST_CACHE = 50_000  # windows remembered per matcher (a few MB at most)
+
 EVERY_PROJECT = None  # the reader of text that every project reads (the shared folder, a user profile)
 
 
@@ -207,14 +208,13 @@ def reaches(rule_scope: str, reader_scope: str | None) -> bool:
     return reader_scope is EVERY_PROJECT or rule_scope in (GLOBAL_SCOPE, reader_scope)
 
 
-def _unmarked_runs(text: str, join_lines: bool = False, split_underscores: bool = False) -> list[list[Token]]:
-    """The tokens of ``text`` in runs between the marks a scrub left.
+def _unmarked_runs(text: str, toks: list[Token]) -> list[list[Token]]:
+    """The tokens ``toks`` of ``text`` in runs between the marks a scrub left.
 
     A mark is never part of a match: its word would otherwise match a value
     that holds it ("forgotten ...") or join its neighbours into the value
     again, and a scrubbed text would never be clean.
     """
-    toks = tokens(text, join_lines=join_lines, split_underscores=split_underscores)
     if FORGOTTEN_MARK not in text:
         return [toks]
     marks = [(m.start(), m.end()) for m in re.finditer(re.escape(FORGOTTEN_MARK), text)]
@@ -246,6 +246,15 @@ class TombstoneMatcher:
     def __init__(self, key: bytes, rules: Iterable[TombstoneRule]) -> None:
         self.key = key
         self.rules = tuple(rules)
+        self._digests: dict[str, str] = {}  # window -> keyed hash: a text repeats its windows, hashing is the cost
+
+    def _digest(self, window: str) -> str:
+        digest = self._digests.get(window)
+        if digest is None:
+            if len(self._digests) >= _DIGEST_CACHE:
+                self._digests.clear()
+            digest = self._digests[window] = hmac.digest(self.key, window.encode(), hashlib.sha256).hex()
+        return digest
 
     def find(self, text: str, scope: str | None) -> list[Match]:
         """Every match in ``text`` of a tombstone that reaches a reader in ``scope``."""
@@ -260,14 +269,17 @@ class TombstoneMatcher:
         # (and not, for tombstones placed before they did).
         joins = [False, True] if _BROKEN_WORD.search(text) else [False]
         splits = [True, False] if "_" in text else [True]
-        for join_lines, split in [(j, s) for j in joins for s in splits]:
-            for toks in _unmarked_runs(text, join_lines, split):
+        for join_lines in joins:
+            kept = tokens(text, join_lines=join_lines)  # tokenised once per reading of line breaks
+            for toks in (run for split in splits for run in _unmarked_runs(text, _split_at_underscores(kept) if split else kept)):
+                words = [t.text for t in toks]
+                cache = self._digests
                 for width, digests in by_width.items():
                     for i in range(len(toks) - width + 1):
-                        window = toks[i : i + width]
-                        hit = digests.get(value_digest(self.key, (t.text for t in window)))
+                        window = " ".join(words[i : i + width])
+                        hit = digests.get(cache.get(window) or self._digest(window))
                         if hit is not None:
-                            found.append(Match(hit, window[0].start, window[-1].end))
+                            found.append(Match(hit, toks[i].start, toks[i + width - 1].end))
         return sorted(set(found), key=lambda m: (m.start, m.end))
 
     def contains(self, text: str, scope: str | None) -> bool:

@@ -398,10 +398,10 @@ class ViewReads:
         )
         return (row[0]["user_profile"] or "") if row else ""
 
-    def runs_with_profile(self) -> list[UUID]:
-        """Completed runs that stored a user profile (forgetting scrubs them)."""
-        rows = self.query(f"SELECT id FROM {table('consolidations')} WHERE user_profile <> '' ORDER BY id")
-        return [UUID(r["id"]) for r in rows]
+    def profiles(self) -> list[tuple[UUID, str]]:
+        """Every run that stored a user profile, with the profile (forgetting scrubs them)."""
+        rows = self.query(f"SELECT id, user_profile FROM {table('consolidations')} WHERE user_profile <> '' ORDER BY id")
+        return [(UUID(r["id"]), r["user_profile"]) for r in rows]
 
     def runs(self, limit: int = 50) -> list[RunRow]:
         """The latest consolidation runs, newest first."""

@@ -1,4 +1,4 @@
-"""Forgetting: tombstone a value, delete a session, forget an item, lift a tombstone.
+"""Forgetting: tombstone a value, delete a session, forget an item, lift a tombstone; each planned, then applied.
 
 A forgotten value is never stored: the tombstone holds a keyed hash of its
 normalised words, and every event written here names the tombstone, not the
@@ -7,12 +7,15 @@ value are retired or scrubbed as events; the events recorded before the forget
 stay as history. Which items and texts a tombstone reaches is the one rule of
 ``domain.tombstone_matcher.reaches``, judged as a writer judges it: in the
 scope of the item or text itself.
+
+Each use case is a ``plan_*`` function (one read of the views, nothing
+written) and the plan's ``apply`` (see ``services.plans``); ``forget_value``
+and the others are the two in one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from uuid import UUID
 
@@ -20,11 +23,16 @@ from mnemolog.domain.application import MnemologApp
 from mnemolog.domain.evidence import sole_evidence_items
 from mnemolog.domain.memory_item import EditedBy, MemoryItem
 from mnemolog.domain.note import Note
-from mnemolog.domain.reads import ItemRow, MemoryReads
+from mnemolog.domain.services.plans import CARRIES, NAMED, QUOTES, SOLE_EVIDENCE, Retirement, ids
 from mnemolog.domain.services.unit_of_work import UnitOfWork
 from mnemolog.domain.session import Session
-from mnemolog.domain.tombstone import Tombstone, record_suppression, tombstone_id_for
-from mnemolog.domain.tombstone_matcher import TombstoneMatcher, TombstoneRule, fingerprint
+from mnemolog.domain.tombstone import Tombstone, tombstone_id_for
+from mnemolog.domain.tombstone_matcher import (
+    EVERY_PROJECT,
+    TombstoneMatcher,
+    TombstoneRule,
+    fingerprint,
+)
 
 DEFAULT_REASON = "forgotten at the user's request"
 SESSION_REASON = "deleted at the user's request"
@@ -33,10 +41,6 @@ ITEM_REASON = "item forgotten at the user's request"
 
 class NotFound(Exception):
     """The session, item or tombstone named does not exist."""
-
-
-def _ids(values: Sequence[UUID]) -> list[str]:
-    return [str(v) for v in values]
 
 
 @dataclass(frozen=True)
@@ -48,6 +52,9 @@ class ForgetReport:
     retired: tuple[UUID, ...]
     already: bool  # the tombstone was already in force (nothing new was placed)
     scrubbed_sessions: tuple[UUID, ...] = ()
+    scrubbed_notes: tuple[UUID, ...] = ()
+    scrubbed_profiles: tuple[UUID, ...] = ()  # consolidation runs whose user profile was scrubbed
+    written: int = 0  # the last notification id written (what readers wait for)
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -55,8 +62,10 @@ class ForgetReport:
             "tombstone": str(self.tombstone_id),
             "scope": self.scope,
             "already": self.already,
-            "retired": _ids(self.retired),
-            "scrubbed_sessions": _ids(self.scrubbed_sessions),
+            "retired": ids(self.retired),
+            "scrubbed_sessions": ids(self.scrubbed_sessions),
+            "scrubbed_notes": ids(self.scrubbed_notes),
+            "scrubbed_profiles": ids(self.scrubbed_profiles),
         }
 
 
@@ -67,10 +76,11 @@ class SessionForgetReport:
     session_id: UUID
     deleted: bool  # False: it was already deleted
     retired: tuple[UUID, ...]
+    written: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
-        return {"session": str(self.session_id), "deleted": self.deleted, "retired": _ids(self.retired)}
+        return {"session": str(self.session_id), "deleted": self.deleted, "retired": ids(self.retired)}
 
 
 @dataclass(frozen=True)
@@ -81,6 +91,7 @@ class ItemForgetReport:
     retired: bool
     tombstone_id: UUID
     also_retired: tuple[UUID, ...]  # other items that carried the same text
+    text: ForgetReport | None = None  # what forgetting its text did
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -88,7 +99,9 @@ class ItemForgetReport:
             "item": str(self.item_id),
             "retired": self.retired,
             "tombstone": str(self.tombstone_id),
-            "also_retired": _ids(self.also_retired),
+            "also_retired": ids(self.also_retired),
+            "scrubbed_sessions": ids(self.text.scrubbed_sessions) if self.text else [],
+            "scrubbed_notes": ids(self.text.scrubbed_notes) if self.text else [],
         }
 
 
@@ -100,74 +113,324 @@ class LiftReport:
     lifted: bool  # False: it was already lifted
     restored_sessions: tuple[UUID, ...] = ()
     restored_notes: tuple[UUID, ...] = ()
+    written: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
         return {
             "tombstone": str(self.tombstone_id),
             "lifted": self.lifted,
-            "restored_sessions": _ids(self.restored_sessions),
-            "restored_notes": _ids(self.restored_notes),
+            "restored_sessions": ids(self.restored_sessions),
+            "restored_notes": ids(self.restored_notes),
         }
 
 
-def forget_value(uow: UnitOfWork, value: str, scope: str, reason: str = DEFAULT_REASON) -> ForgetReport:
-    """Place (or re-arm) a tombstone for ``value`` in ``scope``; retire and scrub what carries it.
+@dataclass(frozen=True)
+class ForgetPlan:
+    """What forgetting a value (or an item's text) will do: the tombstone, the items to retire, the texts to scrub.
 
-    Retires the active items the tombstone reaches (a project tombstone: that
-    project's items; global items stay for the other projects and are withheld
-    from this project's reads), then scrubs the session texts, notes and user
-    profiles that carry it, each as an event. Raises ValueError for a value
-    with no words. A reason that repeats the value is stored with it cut out.
+    ``tombstone`` is what happens to it: ``place`` (new), ``re-arm`` (it was
+    lifted) or ``in force`` (nothing to place). The rule is a keyed hash of
+    the value, never the value.
+    """
+
+    action: str  # forget-value | forget-item
+    rule: TombstoneRule
+    reason: str  # the stored reason, the value cut out of it
+    tombstone: str  # place | re-arm | in force
+    retired: tuple[Retirement, ...]
+    sessions: tuple[UUID, ...]  # sessions whose stored texts are scrubbed
+    notes: tuple[UUID, ...]
+    profiles: tuple[UUID, ...]  # consolidation runs whose user profile is scrubbed
+    item_id: UUID | None = None  # forget-item: the item named
+
+    @property
+    def tombstone_id(self) -> UUID:
+        """The tombstone placed (or re-armed)."""
+        return self.rule.tombstone_id
+
+    @property
+    def scope(self) -> str:
+        """Where the value is forgotten."""
+        return self.rule.scope
+
+    @property
+    def already(self) -> bool:
+        """The tombstone is in force already."""
+        return self.tombstone == "in force"
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form: ids, kinds and scopes, not item texts (they may carry the value)."""
+        return {
+            "dry_run": True,
+            "action": self.action,
+            "scope": self.scope,
+            "tombstone": str(self.tombstone_id),
+            "already": self.already,
+            "tombstone_action": self.tombstone,
+            "item": str(self.item_id) if self.item_id else None,
+            "retired": ids([r.item_id for r in self.retired]),
+            "retired_items": [r.as_dict() for r in self.retired],
+            "scrubbed_sessions": ids(self.sessions),
+            "scrubbed_notes": len(self.notes),
+            "scrubbed_note_ids": ids(self.notes),
+            "scrubbed_profiles": ids(self.profiles),
+            "pruned": [],
+            "deleted_session": None,
+        }
+
+    def apply(self, uow: UnitOfWork) -> ForgetReport:
+        """Place (or re-arm) the tombstone, retire the planned items still active, scrub the planned texts.
+
+        Nothing outside the plan is written; what reached the store after the
+        plan is withheld at read time by the tombstone all the same.
+        """
+        app = uow.app
+        tombstone_id = self.tombstone_id
+        matcher = TombstoneMatcher(uow.tombstone_key(), [self.rule])
+
+        def command() -> tuple[bool, tuple[UUID, ...]]:
+            tombstone: Tombstone | None = app.find(tombstone_id)
+            already = False
+            if tombstone is None:
+                tombstone = Tombstone(digest=self.rule.digest, width=self.rule.width, scope=self.scope, reason=self.reason)
+            elif not tombstone.replace(self.reason):
+                already = True
+            retired: list[MemoryItem] = []
+            for planned in self.retired:
+                item: MemoryItem | None = app.find(planned.item_id)
+                if item is not None and item.retire(f"forgotten (tombstone {tombstone_id})", by=EditedBy.USER, tombstone_id=tombstone_id):
+                    tombstone.record_suppression("item", str(item.id))
+                    retired.append(item)
+            app.save_all(tombstone, *retired)
+            return already, tuple(i.id for i in retired)
+
+        already, retired = app.retrying(command)
+        sessions = tuple(s for s in self.sessions if _scrub(app, s, matcher, tombstone_id, "extraction"))
+        notes = tuple(n for n in self.notes if _scrub(app, n, matcher, tombstone_id, "note"))
+        profiles = tuple(r for r in self.profiles if _scrub(app, r, matcher, tombstone_id, "profile"))
+        return ForgetReport(tombstone_id, self.scope, retired, already, sessions, notes, profiles, app.last_written)
+
+
+@dataclass(frozen=True)
+class ItemForgetPlan:
+    """What forgetting one item will do: retire it, and forget its text in its scope (``value``)."""
+
+    value: ForgetPlan
+    action: str = "forget-item"
+
+    @property
+    def item_id(self) -> UUID:
+        """The item named."""
+        assert self.value.item_id is not None
+        return self.value.item_id
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form (that of the value plan)."""
+        return self.value.as_dict()
+
+    def apply(self, uow: UnitOfWork) -> ItemForgetReport:
+        """Apply the value plan; the item retires with the others."""
+        done = self.value.apply(uow)
+        return ItemForgetReport(
+            self.item_id, self.item_id in done.retired, done.tombstone_id, tuple(i for i in done.retired if i != self.item_id), done
+        )
+
+
+@dataclass(frozen=True)
+class SessionPlan:
+    """What deleting a session will do: delete it and retire the items whose only evidence it is."""
+
+    session_id: UUID
+    reason: str
+    deleted_already: bool
+    retired: tuple[Retirement, ...]
+    action: str = "forget-session"
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "dry_run": True,
+            "action": self.action,
+            "scope": None,
+            "tombstone": None,
+            "already": self.deleted_already,
+            "retired": ids([r.item_id for r in self.retired]),
+            "retired_items": [r.as_dict() for r in self.retired],
+            "scrubbed_sessions": [],
+            "scrubbed_notes": 0,
+            "scrubbed_note_ids": [],
+            "scrubbed_profiles": [],
+            "pruned": [],
+            "deleted_session": str(self.session_id),
+        }
+
+    def apply(self, uow: UnitOfWork) -> SessionForgetReport:
+        """Delete the session and retire the planned items still active. Raises ``NotFound`` when the session is gone."""
+        app = uow.app
+
+        def command() -> SessionForgetReport:
+            session: Session | None = app.find(self.session_id)
+            if session is None:
+                raise NotFound(f"no session {self.session_id}")
+            deleted = session.delete(self.reason)
+            retired: list[MemoryItem] = []
+            for planned in self.retired:
+                item: MemoryItem | None = app.find(planned.item_id)
+                if item is not None and item.retire(f"its only evidence, session {self.session_id}, was deleted", by=EditedBy.CODE):
+                    retired.append(item)
+            app.save_all(session, *retired)
+            return SessionForgetReport(self.session_id, deleted, tuple(i.id for i in retired), app.last_written)
+
+        report: SessionForgetReport = app.retrying(command)
+        return report
+
+
+@dataclass(frozen=True)
+class LiftPlan:
+    """What lifting a tombstone will do: lift it and restore the session texts and notes it scrubbed."""
+
+    tombstone_id: UUID
+    reason: str
+    lifted_already: bool
+    sessions: tuple[UUID, ...]  # sessions it scrubbed: their texts come back unless another tombstone holds them
+    notes: tuple[UUID, ...]
+    action: str = "lift"
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "dry_run": True,
+            "action": self.action,
+            "tombstone": str(self.tombstone_id),
+            "already": self.lifted_already,
+            "restored_sessions": ids(self.sessions),
+            "restored_notes": ids(self.notes),
+        }
+
+    def apply(self, uow: UnitOfWork) -> LiftReport:
+        """Lift the tombstone and restore the planned texts. Raises ``NotFound``."""
+        app = uow.app
+        tombstone_id = self.tombstone_id
+
+        def command() -> bool:
+            tombstone = app.find(tombstone_id)
+            if not isinstance(tombstone, Tombstone):
+                raise NotFound(f"no tombstone {tombstone_id}")
+            if not tombstone.lift(self.reason):
+                return False
+            app.save_all(tombstone)
+            return True
+
+        lifted: bool = app.retrying(command)
+        matcher = uow.matcher()  # reads() waits for the lift: the matcher holds the tombstones still in force
+        sessions = tuple(s for s in self.sessions if _restore(app, s, matcher, tombstone_id))
+        notes = tuple(n for n in self.notes if _restore(app, n, matcher, tombstone_id))
+        return LiftReport(tombstone_id, lifted, sessions, notes, app.last_written)
+
+
+def plan_forget_value(uow: UnitOfWork, value: str, scope: str, reason: str = DEFAULT_REASON) -> ForgetPlan:
+    """What forgetting ``value`` in ``scope`` will do, read from the views once; nothing is written.
+
+    It retires the active items the tombstone reaches (a project tombstone:
+    that project's items; global items stay for the other projects and are
+    withheld from this project's reads) and those whose evidence quotes the
+    value (their support would be cut out), and scrubs the session texts,
+    notes and user profiles that carry it. Raises ValueError for a value with
+    no words. A reason that repeats the value is stored with it cut out.
     """
     key = uow.tombstone_key()
     digest, width = fingerprint(key, value)
-    tombstone_id = tombstone_id_for(digest, scope)
-    matcher = TombstoneMatcher(key, [TombstoneRule(tombstone_id, digest, width, scope)])
-    safe_reason = matcher.scrub(reason or DEFAULT_REASON, scope)[0]
+    rule = TombstoneRule(tombstone_id_for(digest, scope), digest, width, scope)
+    matcher = TombstoneMatcher(key, [rule])
     reads = uow.reads()
-    # An item carrying the value retires; so does one whose evidence quotes it (its support is cut out).
-    carriers = [
-        i for i in reads.active_items()
-        if matcher.withholds(i, i.scope) or any(matcher.contains(s.quote, i.scope) for s in i.spans)
-    ]
+    retired = []
+    for row in reads.active_items():
+        if matcher.withholds(row, row.scope):
+            retired.append(Retirement.of(row, CARRIES))
+        elif any(matcher.contains(s.quote, row.scope) for s in row.spans):
+            retired.append(Retirement.of(row, QUOTES))
+    sessions = tuple(s.session_id for s in reads.session_texts() if any(matcher.contains(t, s.scope) for t in s.texts))
+    notes = tuple(n.note_id for n in reads.notes() if matcher.contains(n.text, n.scope))
+    profiles = tuple(run for run, profile in reads.profiles() if matcher.contains(profile, EVERY_PROJECT))  # read everywhere
+    found: Tombstone | None = uow.app.find(rule.tombstone_id)
+    state = "place" if found is None else "re-arm" if found.lifted else "in force"
+    return ForgetPlan(
+        "forget-value", rule, matcher.scrub(reason or DEFAULT_REASON, scope)[0], state, tuple(retired), sessions, notes, profiles
+    )
+
+
+def plan_forget_session(uow: UnitOfWork, reference: UUID | str, reason: str = SESSION_REASON) -> SessionPlan:
+    """What deleting a session will do: ``reference`` is its mnemolog id or its agent's own id. Raises ``NotFound``."""
+    reads = uow.reads()
+    session_id = reads.resolve_session(str(reference).strip())
+    if session_id is None:
+        raise NotFound(f"no session {reference} (give its mnemolog id or its agent's session id)")
+    live = reads.live_session_ids() | reads.live_note_ids()  # a standing note is evidence too
+    orphans = sole_evidence_items(reads.active_items(), frozenset({session_id}), live)
+    session: Session | None = uow.app.find(session_id)
+    deleted = session is not None and session.deleted
+    return SessionPlan(session_id, reason, deleted, tuple(Retirement.of(r, SOLE_EVIDENCE) for r in orphans))
+
+
+def plan_forget_item(uow: UnitOfWork, item_id: UUID, reason: str = ITEM_REASON) -> ItemForgetPlan:
+    """What forgetting one item will do: it retires, and its text is forgotten in its scope as by ``plan_forget_value``.
+
+    Raises ``NotFound`` for an unknown item, ValueError for an item with no words to tombstone.
+    """
+    found = uow.app.find(item_id)
+    if not isinstance(found, MemoryItem):
+        raise NotFound(f"no item {item_id}")
+    value = plan_forget_value(uow, found.text or found.title, found.scope, reason)
+    named = tuple(r for r in value.retired if r.item_id == item_id)
+    if not named and found.is_active:
+        named = (Retirement(item_id, found.kind, found.scope, NAMED),)
+    retired = (*named, *(r for r in value.retired if r.item_id != item_id))
+    return ItemForgetPlan(replace(value, action="forget-item", retired=retired, item_id=item_id))
+
+
+def plan_lift(uow: UnitOfWork, tombstone_id: UUID, reason: str) -> LiftPlan:
+    """What lifting a tombstone will do: the session texts and notes it scrubbed come back. Raises ``NotFound``."""
     app = uow.app
-
-    def command() -> tuple[bool, tuple[UUID, ...]]:
-        tombstone: Tombstone | None = app.find(tombstone_id)
-        already = False
-        if tombstone is None:
-            tombstone = Tombstone(digest=digest, width=width, scope=scope, reason=safe_reason)
-        elif not tombstone.replace(safe_reason):
-            already = True
-        retired: list[MemoryItem] = []
-        for current in carriers:
-            item: MemoryItem | None = app.find(current.item_id)
-            if item is not None and item.retire(f"forgotten (tombstone {tombstone_id})", by=EditedBy.USER, tombstone_id=tombstone_id):
-                tombstone.record_suppression("item", str(item.id))
-                retired.append(item)
-        app.save_all(tombstone, *retired)
-        return already, tuple(i.id for i in retired)
-
-    already, retired = app.retrying(command)
-    scrubbed = _scrub_texts(app, reads, matcher, tombstone_id)
-    return ForgetReport(tombstone_id, scope, retired, already, scrubbed)
+    tombstone = app.find(tombstone_id)
+    if not isinstance(tombstone, Tombstone):
+        raise NotFound(f"no tombstone {tombstone_id}")
+    subjects = {
+        (e.where, e.subject) for e in app.events.get(tombstone_id) if isinstance(e, Tombstone.Suppressed) and e.where in ("extraction", "note")
+    }
+    sessions = tuple(UUID(s) for where, s in sorted(subjects) if where == "extraction")
+    notes = tuple(UUID(s) for where, s in sorted(subjects) if where == "note")
+    return LiftPlan(tombstone_id, reason, tombstone.lifted, sessions, notes)
 
 
-def _scrub_texts(app: MnemologApp, reads: MemoryReads, matcher: TombstoneMatcher, tombstone_id: UUID) -> tuple[UUID, ...]:
-    """Scrub the sessions, notes and user profiles that carry the value; the sessions scrubbed."""
-    carrying = [s.session_id for s in reads.session_texts() if any(matcher.contains(t, s.scope) for t in s.texts)]
-    scrubbed = tuple(s for s in carrying if _scrub(app, s, matcher))
-    for session_id in scrubbed:
-        record_suppression(app, tombstone_id, "extraction", str(session_id))
-    for aggregate_id, where in [*((n, "note") for n in reads.note_ids()), *((r, "profile") for r in reads.runs_with_profile())]:
-        if _scrub(app, aggregate_id, matcher):
-            record_suppression(app, tombstone_id, where, str(aggregate_id))
-    return scrubbed
+def forget_value(uow: UnitOfWork, value: str, scope: str, reason: str = DEFAULT_REASON) -> ForgetReport:
+    """Forget ``value`` in ``scope`` now: ``plan_forget_value`` applied. Raises ValueError for a value with no words."""
+    return plan_forget_value(uow, value, scope, reason).apply(uow)
 
 
-def _scrub(app: MnemologApp, aggregate_id: UUID, matcher: TombstoneMatcher) -> bool:
-    """Scrub a session's texts, a note's text or a run's user profile; False when it carried no forgotten value."""
+def forget_session(uow: UnitOfWork, reference: UUID | str, reason: str = SESSION_REASON) -> SessionForgetReport:
+    """Delete a session now: ``plan_forget_session`` applied. Raises ``NotFound``."""
+    return plan_forget_session(uow, reference, reason).apply(uow)
+
+
+def forget_item(uow: UnitOfWork, item_id: UUID, reason: str = ITEM_REASON) -> ItemForgetReport:
+    """Forget one item now: ``plan_forget_item`` applied. Raises ``NotFound`` or ValueError."""
+    return plan_forget_item(uow, item_id, reason).apply(uow)
+
+
+def lift(uow: UnitOfWork, tombstone_id: UUID, reason: str) -> LiftReport:
+    """Lift a tombstone now (as an event) and restore what it scrubbed; items it retired stay retired. Raises ``NotFound``.
+
+    The session texts and notes it cut are put back as the log last held them
+    (a ``Restored`` event each), cut again by the tombstones still in force.
+    Text that is not in the log uncut stays as it is: a session first read
+    while the tombstone was in force, or an erased one.
+    """
+    return plan_lift(uow, tombstone_id, reason).apply(uow)
+
+
+def _scrub(app: MnemologApp, aggregate_id: UUID, matcher: TombstoneMatcher, tombstone_id: UUID, where: str) -> bool:
+    """Scrub a session's texts, a note's text or a run's user profile, the suppression recorded with it; False when it carried no value."""
 
     def command() -> bool:
         aggregate = app.find(aggregate_id)
@@ -176,105 +439,13 @@ def _scrub(app: MnemologApp, aggregate_id: UUID, matcher: TombstoneMatcher) -> b
         scrub = getattr(aggregate, "scrub", None) or getattr(aggregate, "scrub_profile", None)
         if scrub is None or not scrub(matcher):
             return False
-        app.save_all(aggregate)
+        tombstone: Tombstone = app.repository.get(tombstone_id)
+        tombstone.record_suppression(where, str(aggregate_id))
+        app.save_all(aggregate, tombstone)
         return True
 
     done: bool = app.retrying(command)
     return done
-
-
-def forget_session(uow: UnitOfWork, reference: UUID | str, reason: str = SESSION_REASON) -> SessionForgetReport:
-    """Delete a session from memory and retire the items whose only evidence it was.
-
-    ``reference`` is its mnemolog id or its agent's own id (a Codex thread id,
-    a Claude Code session id). Raises ``NotFound`` for an unknown session.
-    """
-    reads = uow.reads()
-    session_id = reads.resolve_session(str(reference).strip())
-    if session_id is None:
-        raise NotFound(f"no session {reference} (give its mnemolog id or its agent's session id)")
-    orphans: list[ItemRow] = sole_evidence_items(
-        reads.active_items(), frozenset({session_id}), reads.live_session_ids() | reads.live_note_ids()  # a standing note is evidence too
-    )
-    app = uow.app
-
-    def command() -> SessionForgetReport:
-        session: Session | None = app.find(session_id)
-        if session is None:
-            raise NotFound(f"no session {reference}")
-        deleted = session.delete(reason)
-        retired: list[MemoryItem] = []
-        for current in orphans:
-            item: MemoryItem | None = app.find(current.item_id)
-            if item is not None and item.retire(f"its only evidence, session {session_id}, was deleted", by=EditedBy.CODE):
-                retired.append(item)
-        app.save_all(session, *retired)
-        return SessionForgetReport(session_id, deleted, tuple(i.id for i in retired))
-
-    report: SessionForgetReport = app.retrying(command)
-    return report
-
-
-def forget_item(uow: UnitOfWork, item_id: UUID, reason: str = ITEM_REASON) -> ItemForgetReport:
-    """Retire one item and tombstone its text in its scope, so no model can bring it back.
-
-    Whatever else carries that text in that scope is retired or scrubbed as by
-    ``forget_value``. Raises ``NotFound`` for an unknown item, ValueError for
-    an item with no words to tombstone.
-    """
-    app = uow.app
-    found = app.find(item_id)
-    if not isinstance(found, MemoryItem):
-        raise NotFound(f"no item {item_id}")
-    result = forget_value(uow, found.text or found.title, found.scope, reason)
-
-    def command() -> bool:
-        item: MemoryItem = app.repository.get(item_id)
-        if not item.retire(f"forgotten (tombstone {result.tombstone_id})", by=EditedBy.USER, tombstone_id=result.tombstone_id):
-            return False
-        tombstone: Tombstone = app.repository.get(result.tombstone_id)
-        tombstone.record_suppression("item", str(item_id))
-        app.save_all(item, tombstone)
-        return True
-
-    retired_now: bool = app.retrying(command)
-    return ItemForgetReport(
-        item_id,
-        retired_now or item_id in result.retired,
-        result.tombstone_id,
-        tuple(i for i in result.retired if i != item_id),
-    )
-
-
-def lift(uow: UnitOfWork, tombstone_id: UUID, reason: str) -> LiftReport:
-    """Lift a tombstone (as an event) and restore what it scrubbed; items it retired stay retired. Raises ``NotFound``.
-
-    The session texts and notes it cut are put back as the log last held them
-    (a ``Restored`` event each), cut again by the tombstones still in force.
-    Text that is not in the log uncut stays as it is: a session first read
-    while the tombstone was in force, or an erased one.
-    """
-    app = uow.app
-
-    def command() -> bool:
-        tombstone = app.find(tombstone_id)
-        if not isinstance(tombstone, Tombstone):
-            raise NotFound(f"no tombstone {tombstone_id}")
-        if not tombstone.lift(reason):
-            return False
-        app.save_all(tombstone)
-        return True
-
-    lifted: bool = app.retrying(command)
-    subjects = {
-        (e.where, e.subject)
-        for e in app.events.get(tombstone_id)
-        if isinstance(e, Tombstone.Suppressed) and e.where in ("extraction", "note")
-    }
-    matcher = uow.matcher()  # reads() waits for the lift: the matcher holds the tombstones still in force
-    sessions = tuple(UUID(s) for where, s in sorted(subjects) if where == "extraction" and _restore(app, UUID(s), matcher, tombstone_id))
-    notes = tuple(UUID(s) for where, s in sorted(subjects) if where == "note" and _restore(app, UUID(s), matcher, tombstone_id))
-    return LiftReport(tombstone_id, lifted, sessions, notes)
 
 
 def _restore(app: MnemologApp, aggregate_id: UUID, matcher: TombstoneMatcher, tombstone_id: UUID) -> bool:

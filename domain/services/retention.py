@@ -1,4 +1,4 @@
-"""Withdrawing memory as events, the log's history kept: the retention sweep and a reset.
+"""Withdrawing memory as events, the log's history kept: the retention sweep and a reset, each planned, then applied.
 
 Items whose evidence is all pruned are retired by code (guarantee 2), whatever
 a model later says.
@@ -6,17 +6,15 @@ a model later says.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 from uuid import UUID
 
-from mnemolog.domain.application import MnemologApp
 from mnemolog.domain.evidence import sole_evidence_items
 from mnemolog.domain.memory_item import EditedBy, MemoryItem
-from mnemolog.domain.reads import ItemRow
 from mnemolog.domain.retention import prune_plan
+from mnemolog.domain.services.plans import EVERYTHING, SOLE_EVIDENCE, Retirement, ids
 from mnemolog.domain.services.unit_of_work import UnitOfWork
 from mnemolog.domain.session import Session
 
@@ -31,56 +29,96 @@ class WithdrawReport:
 
     sessions: tuple[UUID, ...]  # extractions withdrawn (Session.Pruned)
     retired: tuple[UUID, ...]
+    written: int = 0  # the last notification id written
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
-        return {"pruned": [str(s) for s in self.sessions], "retired": [str(i) for i in self.retired]}
+        return {"pruned": ids(self.sessions), "retired": ids(self.retired)}
 
 
-def prune(uow: UnitOfWork, *, retention: timedelta = RETENTION, limit: int = SELECTION_LIMIT) -> WithdrawReport:
-    """The retention sweep: ``Session.Pruned`` for each stale, unselected extraction, then retire what lost all evidence."""
+@dataclass(frozen=True)
+class WithdrawPlan:
+    """What a prune or a reset will do: the extractions to withdraw and the items to retire."""
+
+    action: str  # prune | reset
+    sessions: tuple[UUID, ...]  # extractions to withdraw (Session.Pruned)
+    retired: tuple[Retirement, ...]
+    session_reason: str
+    item_reason: str
+    by: EditedBy
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form (the keys of a forget's dry run, so both read alike)."""
+        return {
+            "dry_run": True,
+            "action": self.action,
+            "scope": None,
+            "tombstone": None,
+            "already": False,
+            "retired": ids([r.item_id for r in self.retired]),
+            "retired_items": [r.as_dict() for r in self.retired],
+            "scrubbed_sessions": [],
+            "scrubbed_notes": 0,
+            "scrubbed_note_ids": [],
+            "scrubbed_profiles": [],
+            "pruned": ids(self.sessions),
+            "deleted_session": None,
+        }
+
+    def apply(self, uow: UnitOfWork) -> WithdrawReport:
+        """Withdraw the planned extractions and retire the planned items, those not already gone."""
+        app = uow.app
+        sessions: list[Session] = []
+        for session_id in self.sessions:
+            session: Session | None = app.find(session_id)
+            if session is not None and session.prune(self.session_reason):
+                sessions.append(session)
+        retired: list[MemoryItem] = []
+        for planned in self.retired:
+            item: MemoryItem | None = app.find(planned.item_id)
+            if item is not None and item.retire(self.item_reason, by=self.by):
+                retired.append(item)
+        aggregates: list[Session | MemoryItem] = [*sessions, *retired]
+        for start in range(0, len(aggregates), BATCH):
+            app.save_all(*aggregates[start : start + BATCH])
+        return WithdrawReport(tuple(s.id for s in sessions), tuple(i.id for i in retired), app.last_written)
+
+
+def plan_prune(uow: UnitOfWork, *, retention: timedelta = RETENTION, limit: int = SELECTION_LIMIT) -> WithdrawPlan:
+    """The retention sweep's plan: each stale, unselected extraction, and the items it leaves without evidence."""
     reads = uow.reads()
     plan = prune_plan(reads.candidates(), uow.clock(), retention, limit)
     gone = frozenset(plan.sessions)
     live = (reads.live_session_ids() | reads.live_note_ids()) - gone  # a standing note is evidence too
     orphans = sole_evidence_items(reads.active_items(), gone, live)
-    return _withdraw(
-        uow.app,
-        plan.sessions,
+    return WithdrawPlan(
+        "prune",
+        tuple(plan.sessions),
+        tuple(Retirement.of(r, SOLE_EVIDENCE) for r in orphans),
         f"retention: not selected and unused since before {plan.cutoff.date().isoformat()}",
-        orphans,
         "all its evidence was pruned (retention)",
         EditedBy.CODE,
     )
 
 
-def reset(uow: UnitOfWork, reason: str = "at the user's request") -> WithdrawReport:
-    """Withdraw all memory: prune every session's extraction and retire every active item."""
+def plan_reset(uow: UnitOfWork, reason: str = "at the user's request") -> WithdrawPlan:
+    """A reset's plan: every session's extraction withdrawn, every active item retired."""
     reads = uow.reads()
-    return _withdraw(
-        uow.app, reads.withdrawable_session_ids(), f"reset: {reason}", reads.active_items(), f"reset: {reason}", EditedBy.USER
+    return WithdrawPlan(
+        "reset",
+        tuple(reads.withdrawable_session_ids()),
+        tuple(Retirement.of(r, EVERYTHING) for r in reads.active_items()),
+        f"reset: {reason}",
+        f"reset: {reason}",
+        EditedBy.USER,
     )
 
 
-def _withdraw(
-    app: MnemologApp,
-    session_ids: Sequence[UUID],
-    session_reason: str,
-    items: Sequence[ItemRow],
-    item_reason: str,
-    by: EditedBy,
-) -> WithdrawReport:
-    sessions: list[Session] = []
-    for session_id in session_ids:
-        session: Session | None = app.find(session_id)
-        if session is not None and session.prune(session_reason):
-            sessions.append(session)
-    retired: list[MemoryItem] = []
-    for current in items:
-        item: MemoryItem | None = app.find(current.item_id)
-        if item is not None and item.retire(item_reason, by=by):
-            retired.append(item)
-    aggregates: list[Session | MemoryItem] = [*sessions, *retired]
-    for start in range(0, len(aggregates), BATCH):
-        app.save_all(*aggregates[start : start + BATCH])
-    return WithdrawReport(tuple(s.id for s in sessions), tuple(i.id for i in retired))
+def prune(uow: UnitOfWork, *, retention: timedelta = RETENTION, limit: int = SELECTION_LIMIT) -> WithdrawReport:
+    """The retention sweep now: ``plan_prune`` applied."""
+    return plan_prune(uow, retention=retention, limit=limit).apply(uow)
+
+
+def reset(uow: UnitOfWork, reason: str = "at the user's request") -> WithdrawReport:
+    """Withdraw all memory now: ``plan_reset`` applied."""
+    return plan_reset(uow, reason).apply(uow)

@@ -234,6 +234,20 @@ def test_forget_on_a_terminal_asks_first_and_a_no_writes_nothing(env: dict[str, 
     assert code == 0 and "Forget for good?" not in screen, screen
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
+def test_note_forget_on_a_terminal_asks_like_forget_and_refuses_short_values(env: dict[str, str]) -> None:
+    before = events(env)
+    code, screen = _on_a_terminal(["note", "--forget", "npm run build"], env, "n")
+    assert "Forget for good? This will retire" in screen and "session(s)" in screen and "  retire " in screen, screen
+    assert code == 1 and "cancelled" in screen
+    code, screen = _on_a_terminal(["note", "--forget", "ab"], env, "y")
+    assert code == 2 and "shorter than 3 characters" in screen and "Forget for good?" not in screen, screen
+    assert events(env) == before
+    code, screen = _on_a_terminal(["note", "--forget", "npm run build"], env, "y")
+    assert code == 0 and "tombstone" in screen, screen
+    assert events(env) > before
+
+
 def test_run_never_retires_memory_silently_and_a_pinned_item_is_kept(env: dict[str, str], built: dict[str, Any]) -> None:
     keep = items(env, "--project", CODEMIE, "--kind", "knowledge")[0]["id"]
     assert run_cli("pin", keep[:8], "--project", CODEMIE, env=env).code == 0

@@ -10,7 +10,8 @@ from mnemolog.cli.read_path import context_for
 from mnemolog.domain.plan import ConsolidationPlan, Edit
 from mnemolog.domain.session import Session, session_id_for
 from support.consolidating import render_into, run_consolidation
-from support.forgetting import ALL, API, clean_memory
+from support.forgetting import ALL, API, SECRET, clean_memory, quoted
+from support.memory import item, save
 from support.scripted_models import ScriptedConsolidator, ScriptedExtractor, handle_for
 from support.session_pipeline import extract_all, ingest_files
 from support.sessions import thread_id, write_rollout
@@ -120,6 +121,35 @@ def test_forget_a_session_or_an_item_previews_what_would_retire(store_factory, t
     gone = client.post("/forget", data={"what": "item", "target": str(lint), "csrf_token": access.csrf})
     assert notice(gone.text).startswith(f"item {str(lint)[:8]} retired")
     assert str(lint) not in (store.settings.folder / "MEMORY.md").read_text()
+
+
+def test_the_forget_preview_lists_what_the_confirm_then_changes_even_an_item_that_only_quotes_the_value(
+    store_factory, tmp_path: Path
+) -> None:
+    store = store_factory()
+    world = quoted(store)
+    client, access = web_client(store)
+    form = {"what": "value", "target": SECRET, "scope": "global", "csrf_token": access.csrf}
+    events = store.app.recorder.max_notification_id()
+
+    preview = client.post("/forget/preview", data=form)
+    assert all(f'data-item="{i}"' in preview.text for i in (world.carrier, world.quoting))
+    assert f'data-item="{world.clean}"' not in preview.text
+    assert f'data-session="{world.carrier_session}"' in preview.text and f'data-session="{world.clean_session}"' not in preview.text
+    assert f'data-note="{world.note}"' in preview.text and f'data-profile="{world.run}"' in preview.text
+    assert "2 item(s) would retire, 1 session(s) and 1 note(s) and 1 user profile(s) scrubbed" in text_of(preview.text)
+    shown = preview.text.split('name="plan" value="', 1)[1].split('"', 1)[0]
+    save(store, item("global", f"Later: {SECRET} again."))  # memory moves between the preview and the confirm
+    moved = store.app.recorder.max_notification_id()
+    assert moved > events
+
+    stale = client.post("/forget", data={**form, "plan": shown})
+    assert "memory changed since the preview" in notice(stale.text) and store.app.recorder.max_notification_id() == moved
+    again = client.post("/forget/preview", data=form)
+    assert "3 item(s) would retire" in text_of(again.text)
+    done = client.post("/forget", data={**form, "plan": again.text.split('name="plan" value="', 1)[1].split('"', 1)[0]})
+    assert "3 item(s) retired, 1 session(s), 1 note(s) scrubbed" in notice(done.text)
+    assert [i.item_id for i in store.reads().active_items()] == [world.clean]
 
 
 def test_the_time_page_shows_memory_as_it_stood_and_as_valid(store_factory, tmp_path: Path) -> None:

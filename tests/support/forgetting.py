@@ -160,3 +160,47 @@ def everything_an_agent_reads(store: Store) -> dict[str, str]:
 def home_bytes(home: Path) -> bytes:
     """Every byte of every file under a SQLite home (free pages, journals and WAL included)."""
     return b"".join(p.read_bytes() for p in sorted(home.rglob("*")) if p.is_file())
+
+
+@dataclass(frozen=True)
+class Quoted:
+    """A store where the value sits in every place a forget reaches, one of them an evidence quote only."""
+
+    carrier_session: UUID  # its summary carries the value
+    clean_session: UUID
+    carrier: UUID  # an item whose text carries the value
+    quoting: UUID  # an item whose text does not, but whose evidence span quotes it
+    clean: UUID
+    note: UUID  # a note that carries the value
+    run: UUID  # a consolidation whose user profile carries it
+
+
+def quoted(store: Store) -> Quoted:
+    """Sessions, items, a note and a user profile written straight to the log (no models), the views caught up."""
+    from datetime import UTC, datetime
+
+    from mnemolog.domain.consolidation import Consolidation, InputDiff
+    from mnemolog.domain.evidence_spans import EvidenceSpan
+    from mnemolog.domain.memory_item import EditedBy, MemoryItem
+    from mnemolog.domain.note import Note
+
+    from support.memory import extracted_session, item
+
+    day = datetime(2026, 10, 20, tzinfo=UTC)
+    carrier_session = extracted_session(store, thread_id(1), API, f"{SENTENCE}.", updated_at=day)
+    clean_session = extracted_session(store, thread_id(2), API, "Added the export endpoint.", updated_at=day)
+    carrier = item(API, f"{SENTENCE}.", evidence=(carrier_session,))
+    quoting = MemoryItem(
+        kind="task", scope=API, task_group="api", title="Staging deploys", text="Deploys to staging go through the release script.",
+        keywords=("deploy",), evidence=(carrier_session,), valid_from=day, consolidation_id=None, reason="test", by=EditedBy.MODEL,
+        spans=(EvidenceSpan(session_id=carrier_session, line=3, item=0, quote=f"{SENTENCE}, please."),),
+    )
+    clean = item(API, "Endpoints stream CSV in chunks.", evidence=(clean_session,))
+    note = Note(text=f"Remember {SECRET} for staging", intent="remember", scope="global", source="cli", written_at=day)
+    run = Consolidation(selection=(), previous_selection=(), diff=InputDiff(), worker="test", model="scripted")
+    run.complete(
+        added=0, revised=0, retired=0, invalidated=0, overrides=(), model="scripted", prompt_hash="p", user_profile=f"Deploys with {SECRET}."
+    )
+    store.app.save_all(carrier, quoting, clean, note, run)
+    store.catch_up()
+    return Quoted(carrier_session, clean_session, carrier.id, quoting.id, clean.id, note.id, run.id)

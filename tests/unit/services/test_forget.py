@@ -60,7 +60,8 @@ def test_forgetting_a_value_retires_its_items_and_scrubs_sessions_notes_and_prof
         item(API, "Endpoints stream CSV in chunks.", evidence=(clean_session,)),
         item("global", "The user deploys on Fridays.", kind="preference", keywords=(SECRET,)),
     )
-    store.app.save_all(Note(text=f"Remember {SECRET} on Fridays", intent="remember", scope="global", source="cli", written_at=DAY))
+    note = Note(text=f"Remember {SECRET} on Fridays", intent="remember", scope="global", source="cli", written_at=DAY)
+    store.app.save_all(note)
     run = completed_run(store, f"Deploys with {SECRET}.")
     before = store.app.max_notification_id()
 
@@ -74,7 +75,10 @@ def test_forgetting_a_value_retires_its_items_and_scrubs_sessions_notes_and_prof
         "already": False,
         "retired": [str(i) for i in report.retired],
         "scrubbed_sessions": [str(carrier_session)],
+        "scrubbed_notes": [str(note.id)],
+        "scrubbed_profiles": [str(run)],
     }
+    assert report.written == store.app.max_notification_id()
     reads = store.reads()  # read-your-writes: the service wrote, the views wait once
     assert [str(i.item_id) for i in reads.active_items()] == [clean]
     texts = {t.session_id: " ".join(t.texts) for t in reads.session_texts()}
@@ -159,7 +163,9 @@ def test_forgetting_an_item_tombstones_its_text_in_its_scope(memory_store: Store
     report = forget_item(store, UUID(target))
 
     assert report.retired and report.also_retired == (UUID(twin),)
-    assert report.as_dict() == {"item": target, "retired": True, "tombstone": str(report.tombstone_id), "also_retired": [twin]}
+    assert report.as_dict() == {
+        "item": target, "retired": True, "tombstone": str(report.tombstone_id), "also_retired": [twin], "scrubbed_sessions": [], "scrubbed_notes": [],
+    }
     reads = store.reads()
     assert {str(i.item_id) for i in reads.active_items()} == {elsewhere, wordless}  # another project's item stays
     assert [(r.tombstone_id, r.scope) for r in reads.tombstone_rules()] == [(report.tombstone_id, API)]
