@@ -88,9 +88,9 @@ class Store:
         The keys opened before are forgotten too: another process may have destroyed some.
         """
         self.keys.forget_opened()
-        return self._follow()
+        return self._advance_views()
 
-    def _follow(self) -> int:
+    def _advance_views(self) -> int:
         applied = catch_up(self.app, self.view)
         self._seen = max(self._seen, self.app.last_written)
         return applied
@@ -98,7 +98,7 @@ class Store:
     def reads(self) -> ViewReads:
         """The views, caught up with everything this process wrote: the one read-your-writes wait."""
         if self._seen < self.app.last_written:
-            self._follow()  # read-your-writes: the views reach what this process wrote (its keys stay opened)
+            self._advance_views()  # read-your-writes: the views reach what this process wrote (its keys stay opened)
         return self._reads
 
     def matcher(self) -> TombstoneMatcher:

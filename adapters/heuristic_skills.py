@@ -263,7 +263,7 @@ def _later(runs: Sequence[_Run], working: _Working, at: dict[str, datetime | Non
     return sorted(found, key=lambda r: (r.at or datetime.min, r.session_id))
 
 
-def _follow(working: _Working, runs: Sequence[_Run], at: dict[str, datetime | None]) -> None:
+def _track_later_sessions(working: _Working, runs: Sequence[_Run], at: dict[str, datetime | None]) -> None:
     """Let each later session revise the skill, join its evidence, or break it."""
     for run in _later(runs, working, at):
         if not run.steps:
@@ -348,7 +348,7 @@ def skill_edits(
         names.setdefault(item.scope, set()).add(item.skill.name)
         evidence = set(item.evidence) - removed
         working = _Working(item.skill.commands, set(evidence), item.scope)
-        _follow(working, runs, at)
+        _track_later_sessions(working, runs, at)
         known.append((item.scope, working.commands))
         if not working.evidence:
             continue  # all its evidence is gone: the consolidator retires it
@@ -410,7 +410,7 @@ def _new_skills(
         if len(members) < PROCEDURE_SESSIONS or not any(r.fresh for r in members):
             continue
         working = _Working(commands, {r.session_id for r in members}, scope)
-        _follow(working, runs, at)
+        _track_later_sessions(working, runs, at)
         known.append((scope, working.commands))
         if working.broken_reason is not None:
             continue  # it already stopped working: nothing to teach
