@@ -43,7 +43,6 @@ def store(catch_up: bool = True) -> Iterator[Store]:
     """The configured store for one command (``adapters.store_session``): caught up with the log (unless
     ``catch_up`` is False), its followers in step when the command wrote, closed afterwards. Failures are one line."""
     from mnemolog.adapters.bootstrap import NOTICES, StoreError
-    from mnemolog.adapters.folder_writer import FolderWriteError
     from mnemolog.adapters.store_session import begin, end
     from mnemolog.cli.output import environment_failure, errors
 
@@ -63,7 +62,11 @@ def store(catch_up: bool = True) -> Iterator[Store]:
     finally:
         try:
             end(opened, clean)
-        except FolderWriteError as error:  # the memory folder could not be written: memory itself is fine
-            raise UserError(str(error)) from error
+        except Exception as error:
+            from mnemolog.adapters.folder_writer import FolderWriteError  # not on the read path: only when following failed
+
+            if isinstance(error, FolderWriteError):  # the memory folder could not be written: memory itself is fine
+                raise UserError(str(error)) from error
+            raise
     for problem in opened.followed.problems if opened.followed else ():
         errors.print(f"warning: {problem}", highlight=False, markup=False)
