@@ -213,7 +213,7 @@ def close_sessions(
     for path, transcript in read:
         if transcript is None:
             try:
-                transcript = ports.source.read(path)
+                transcript = ports.redactor.redact_transcript(ports.source.read(path))[0]  # as ingest would have
             except SessionUnreadable:
                 continue  # it changed since ingest hashed it; the next capture or run takes it
         meta = transcript.meta
