@@ -16,8 +16,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mnemolog.adapters.data_keys import (
     KEY_FILE,
@@ -44,6 +45,9 @@ from mnemolog.projections.view_store import (
     open_views,
     rebuild,
 )
+
+if TYPE_CHECKING:
+    from mnemolog.adapters.composition import Ports
 
 Clock = Callable[[], datetime]
 
@@ -81,6 +85,13 @@ class Store:
 
     def __post_init__(self) -> None:
         self._reads = ViewReads(self.view)
+
+    @cached_property
+    def ports(self) -> Ports:
+        """The ports of this store's settings (the composition root: each port built when first asked for)."""
+        from mnemolog.adapters.composition import Ports
+
+        return Ports(self.settings)
 
     def catch_up(self) -> int:
         """Bring the views up to the end of the log, as other processes left it.

@@ -8,7 +8,10 @@ inside a temporary workspace; the session files are copied there with the
 project's recorded working folder (``cwd``) rewritten to that folder, so
 both agents' sessions land in the project's scope exactly as they would on
 the user's machine (Claude Code records no remote: ingest asks the folder's
-repository). The store is a new SQLite store in the workspace.
+repository). Notes files the corpus holds where Codex keeps them in a memory
+folder (``extensions/ad_hoc/notes/*.md``) are placed in the eval's memory
+folder, where the user's pipeline records them, as it does a user's. The
+store is a new SQLite store in the workspace.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from mnemolog.adapters.bootstrap import Store, open_store
+from mnemolog.adapters.note_files import NOTES_DIR
 from mnemolog.adapters.scope import folder_scope
 from mnemolog.adapters.settings import Settings, load_settings
 from mnemolog.domain.evaluation import Expectations
@@ -30,6 +34,7 @@ from mnemolog.domain.services.evaluate import EvalCorpus
 from pydantic import ValidationError
 
 EXPECTATIONS_FILE = "expectations.toml"
+MEMORY_FOLDER = "memories"  # the eval's memory folder, in the workspace
 
 
 class CorpusError(Exception):
@@ -127,11 +132,15 @@ def prepare(corpus: Path, workspace: Path) -> EvalCorpus:
         target = workspace / "sessions" / path.relative_to(corpus)
         _place(path, target, rewrite)
         placed.append(target)
+    notes = workspace / MEMORY_FOLDER / NOTES_DIR
+    for note in sorted(p for p in (corpus / NOTES_DIR).glob("*.md") if p.is_file() and not p.is_symlink()):
+        notes.mkdir(parents=True, exist_ok=True)
+        (notes / note.name).write_bytes(note.read_bytes())
     return EvalCorpus(expectations=expectations, files=tuple(placed), scopes=scopes)
 
 
 def open_eval_store(workspace: Path, clock: SteppedClock, settings: Settings | None = None) -> Store:
     """A new SQLite store in ``workspace`` (the models' settings stay the user's)."""
     base = settings or load_settings()
-    fresh = base.model_copy(update={"home": workspace / "store", "database_url": None, "memory_dir": workspace / "memories"})
+    fresh = base.model_copy(update={"home": workspace / "store", "database_url": None, "memory_dir": workspace / MEMORY_FOLDER})
     return open_store(fresh, clock)

@@ -9,7 +9,6 @@ background run writes one line per session to ``$MNEMOLOG_HOME/logs/capture.log`
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import subprocess
@@ -19,10 +18,9 @@ from typing import Any
 
 import typer
 from mnemolog.cli.context import store
-from mnemolog.cli.output import Exit, UserError, console, emit_json
+from mnemolog.cli.output import Exit, PhaseDisplay, UserError, console, emit_json, errors
 
 LOG_NAME = "capture.log"
-RETRY = 1.0  # seconds between phase-2 attempts while another run holds the lease
 
 
 def _home() -> Path:
@@ -89,73 +87,30 @@ def capture(
 
 
 def _capture(paths: list[Path]) -> dict[str, Any]:
-    from dataclasses import replace
-    from datetime import timedelta
+    from mnemolog.domain.services.pipeline import model_name, run_pipeline
 
-    from mnemolog.adapters import bootstrap
-    from mnemolog.adapters.folder_reader import disk_folder_reader
-    from mnemolog.adapters.session_files import SessionReadError, read_session
-    from mnemolog.adapters.settings import eligibility_policy
-    from mnemolog.cli.pipeline_commands import _extract
-    from mnemolog.domain.services import cite as citing
-    from mnemolog.domain.services import ingest as ingest_service
-    from mnemolog.domain.services.extract import reassess
-    from mnemolog.domain.session import session_id_for
+    def waiting(detail: str) -> None:
+        console.print(f"capture: waiting for the consolidation running elsewhere to end ({detail})", highlight=False, markup=False, soft_wrap=True)
 
     with store() as s:
-        # The agent said the session ended: no idle window to wait for.
-        ended = replace(eligibility_policy(s.settings), idle=timedelta(0))
-        ingested = ingest_service.ingest(
-            s,
-            bootstrap.session_source(),
-            paths,
-            ended,
-            redactor=bootstrap.redactor(),
-            scopes=bootstrap.scope_lookup(),
-            external_context_pollutes=s.settings.disable_on_external_context,
-        )
-        folder = disk_folder_reader(s.settings.folder) if s.settings.folder.is_dir() else None
-        cited = 0
-        for path in paths:
-            with contextlib.suppress(SessionReadError):  # ingest reported it
-                transcript = read_session(path)
-                # Seen before (e.g. by `run` while it was still going): assessed again as ended.
-                reassess(s.app, session_id_for(transcript.meta.source, transcript.meta.native_id), s.clock(), ended)
-                cited += citing.cite_session_file(s, transcript, folder).citations
-        extracted, extract_model = _extract(s, None, None, None, True)
-        consolidated, consolidate_model = _consolidate_when_free(s)
+        display = PhaseDisplay(quiet=True)
+        ports = s.ports.pipeline(None, display.streamed, cite=True, store=s)
+        # The agent said the sessions ended: no idle window; while another run consolidates, wait for it.
+        policy = s.ports.pipeline_policy(now=s.clock(), sessions_ended=True, wait_while_busy=True)
+        ran = run_pipeline(s, ports, policy, paths, phases=display, on_wait=waiting)
+        consolidated = ran.consolidate
+    for problem in ran.ingest.errors:
+        errors.print(f"warning: {problem['error']}", highlight=False, markup=False, soft_wrap=True)
     return {
         "paths": [str(p) for p in paths],
-        "ingest": ingested.as_dict(),
-        "citations": cited,
-        "extract": {**extracted.as_dict(), "model": extract_model},
-        "consolidate": {"status": consolidated.status, "added": consolidated.added, "revised": consolidated.revised, "model": consolidate_model},
+        "ingest": ran.ingest.as_dict(),
+        "citations": ran.citations,
+        "extract": {**ran.extract.as_dict(), "model": model_name(ports.extractor)},
+        "consolidate": {
+            "status": consolidated.status, "added": consolidated.added, "revised": consolidated.revised,
+            "model": model_name(ports.consolidator),
+        },
     }
-
-
-def _consolidate_when_free(s: Any) -> tuple[Any, str]:
-    """Phase 2 now; while another process's run holds the lease, again each ``RETRY`` until it ends.
-
-    Two sessions that end close together are captured at once: the second
-    capture's phase 2 finds the first's running. Giving up there would leave its
-    session out of memory until some later consolidation; the run it waits for
-    cannot take longer than the lease (``consolidate_lease_seconds``).
-    """
-    import time
-
-    from mnemolog.cli.pipeline_commands import _consolidate
-
-    deadline = time.monotonic() + s.settings.consolidate_lease_seconds
-    said = False
-    while True:
-        report, model = _consolidate(s, None)
-        if report.status != "busy" or time.monotonic() >= deadline:
-            return report, model
-        if not said:
-            console.print(f"capture: waiting for the consolidation running elsewhere to end ({report.detail})", highlight=False, markup=False, soft_wrap=True)
-            said = True
-        time.sleep(RETRY)
-        s.catch_up()  # what that run (or a `forget` meanwhile) wrote: the next attempt plans from it
 
 
 def _print(report: dict[str, Any], agent: str | None) -> None:

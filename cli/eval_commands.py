@@ -22,12 +22,8 @@ def evaluate(
 
     Exit status 1 when a threshold of the corpus fails.
     """
-    from mnemolog.adapters import bootstrap
     from mnemolog.adapters.eval_corpus import CorpusError, SteppedClock, open_eval_store, prepare
-    from mnemolog.adapters.models import make_consolidator, make_extractor
     from mnemolog.adapters.settings import load_settings
-    from mnemolog.adapters.tokens import TOKENIZER
-    from mnemolog.cli.read_path import instructions
     from mnemolog.domain.services.evaluate import evaluate as run_eval
 
     if not corpus.is_dir():
@@ -44,17 +40,15 @@ def evaluate(
         clock = SteppedClock()
         store = open_eval_store(Path(workspace), clock, settings)
         try:
+            ports = store.ports  # the user's settings, in the eval's store and memory folder
             with progress_bar("eval", enabled=not json_out) as bar:
                 report = run_eval(
                     store,
                     prepared,
-                    source=bootstrap.session_source(),
-                    redactor=bootstrap.redactor(),
-                    scopes=bootstrap.scope_lookup(),
-                    extractor=make_extractor(settings, model),
-                    consolidator=make_consolidator(settings, model),
-                    tokenizer=TOKENIZER,
-                    instructions=instructions,
+                    ports=ports.pipeline(model),
+                    policy=ports.pipeline_policy(all_=True, now=clock()),  # a corpus is a first import of its history
+                    tokenizer=ports.tokenizer,
+                    instructions=ports.instructions,
                     set_clock=clock.set,
                     progress=bar,
                 )
@@ -78,6 +72,8 @@ def _print(data: dict[str, Any]) -> None:
         f"{run['sessions']} sessions over {run['days']} days; {run['extracted']} extracted, {run['nothing']} with nothing to keep",
         highlight=False,
     )
+    if run["fallbacks"]:
+        console.print(f"  fallback: the offline consolidator planned {run['fallbacks']} of {run['days']} days' runs", highlight=False)
     console.print(
         f"  must-fact recall {metrics['must_recall']:.2f} ({metrics['must_found']}/{metrics['must_total']}, at least {limits['must_recall']:.2f})\n"
         f"  question recall@5 {metrics['question_recall_at_5']:.2f} over {metrics['questions']} questions (at least {limits['question_recall_at_5']:.2f}), MRR {metrics['mrr']:.2f}\n"

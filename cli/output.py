@@ -164,3 +164,34 @@ def model_status(label: str, enabled: bool = True) -> Iterator[Any]:
             status.update(f"{label}: {tokens} tokens from the model ({rate:.1f}/s, {seconds:.0f} s)")
 
         yield update
+
+
+class PhaseDisplay:
+    """Each pipeline phase's progress on a terminal (nothing when ``quiet``): a bar, or phase 2's streamed answer.
+
+    Called with a phase's name, it opens that phase's display; give
+    ``streamed`` to the phase-2 model as its progress.
+    """
+
+    def __init__(self, quiet: bool = False) -> None:
+        self.quiet = quiet
+        self._status: Any = None
+
+    def streamed(self, tokens: int, seconds: float) -> None:
+        """Told how a streamed phase-2 answer advances (shown while phase 2 runs)."""
+        if self._status is not None:
+            self._status(tokens, seconds)
+
+    @contextmanager
+    def __call__(self, phase: str) -> Iterator[Any]:
+        """The display of ``phase`` while it runs; yields its progress callback."""
+        if phase != "consolidate":
+            with progress_bar(phase, enabled=not self.quiet) as bar:
+                yield bar
+            return
+        with model_status(phase, enabled=not self.quiet) as status:
+            self._status = status
+            try:
+                yield lambda done, total, name: None
+            finally:
+                self._status = None

@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING, Any
 import typer
 from mnemolog.cli.context import store
 from mnemolog.cli.options import parse_since
-from mnemolog.cli.output import Exit, console, emit_json, errors, model_status, progress_bar
+from mnemolog.cli.output import Exit, PhaseDisplay, console, emit_json, errors, progress_bar
 
 if TYPE_CHECKING:
     from mnemolog.adapters.bootstrap import Store
-    from mnemolog.domain.ports import Consolidator
     from mnemolog.domain.services import extract as extract_service
     from mnemolog.domain.services import ingest as ingest_service
     from mnemolog.domain.services.consolidate import ConsolidationReport
+    from mnemolog.domain.services.pipeline import PipelinePolicy
 
 JSON = typer.Option(False, "--json", help="Print a JSON summary.")
 SINCE = typer.Option(None, "--since", help="Only sessions updated since DATE or DURATION (e.g. 2026-01-01, 30d).")
@@ -24,13 +24,15 @@ ALL = typer.Option(False, "--all", help="Ignore the age window (first import of 
 MODEL = typer.Option(None, "--model", help="Model name, or 'heuristic' for the offline models.")
 
 
-def _ingest(s: Store, paths: list[Path], since: str | None, all_: bool, quiet: bool) -> ingest_service.IngestReport:
-    from mnemolog.adapters import bootstrap
-    from mnemolog.adapters.session_files import default_paths, default_session_roots
-    from mnemolog.adapters.settings import eligibility_policy
-    from mnemolog.domain.services import ingest as ingest_service
+def _policy(s: Store, since: str | None, all_: bool, workers: int | None = None) -> PipelinePolicy:
+    """The pipeline's policies from the settings, widened by ``--since`` / ``--all``."""
+    return s.ports.pipeline_policy(parse_since(since, s.clock()), all_, now=s.clock(), workers=workers)
 
-    policy = eligibility_policy(s.settings, parse_since(since, s.clock()), all_)
+
+def _roots(paths: list[Path]) -> list[Path]:
+    """The paths given, else the agents' session folders (with a warning when there are none)."""
+    from mnemolog.adapters.session_files import default_paths, default_session_roots
+
     roots = paths or default_paths()
     if not roots:
         looked = ", ".join(str(path) for _, path in default_session_roots(dict(os.environ)))
@@ -39,17 +41,15 @@ def _ingest(s: Store, paths: list[Path], since: str | None, all_: bool, quiet: b
             "pass session files or folders, or set CODEX_HOME",
             highlight=False,
         )
+    return roots
+
+
+def _ingest(s: Store, paths: list[Path], since: str | None, all_: bool, quiet: bool) -> ingest_service.IngestReport:
+    from mnemolog.domain.services.pipeline import ingest_sessions
+
+    roots = _roots(paths)
     with progress_bar("ingest", enabled=not quiet) as bar:
-        return ingest_service.ingest(
-            s,
-            bootstrap.session_source(s.settings),
-            roots,
-            policy,
-            redactor=bootstrap.redactor(),
-            scopes=bootstrap.scope_lookup(),
-            external_context_pollutes=s.settings.disable_on_external_context,
-            progress=bar,
-        )
+        return ingest_sessions(s, s.ports.pipeline(), _policy(s, since, all_), roots, bar)
 
 
 def _print_ingest(report: ingest_service.IngestReport) -> None:
@@ -91,26 +91,12 @@ def _extract(
     s: Store, model: str | None, limit: int | None, workers: int | None, quiet: bool, since: str | None = None, all_: bool = False,
     retry_failed: bool = False,
 ) -> tuple[extract_service.ExtractReport, str]:
-    from mnemolog.adapters import bootstrap
-    from mnemolog.adapters.models import extract_workers, make_extractor
-    from mnemolog.adapters.settings import claim_policy, eligibility_policy
-    from mnemolog.domain.services import extract as extract_service
+    from mnemolog.domain.services.pipeline import extract_sessions, model_name
 
-    extractor = make_extractor(s.settings, model)
-    policy = eligibility_policy(s.settings, parse_since(since, s.clock()), all_)
+    ports = s.ports.pipeline(model)
     with progress_bar("extract", enabled=not quiet) as bar:
-        report = extract_service.extract(
-            s,
-            extractor,
-            bootstrap.redactor(),
-            policy,
-            claims=claim_policy(s.settings),
-            limit=limit,
-            workers=extract_workers(s.settings, workers),
-            progress=bar,
-            retry_failed=retry_failed,
-        )
-    return report, str(getattr(extractor, "model", None) or extractor.name)
+        report = extract_sessions(s, ports, _policy(s, since, all_, workers), bar, limit=limit, retry_failed=retry_failed)
+    return report, model_name(ports.extractor)
 
 
 def _print_failures(data: dict[str, Any]) -> None:
@@ -178,33 +164,14 @@ def _print_waiting(data: dict[str, Any]) -> None:
 def _consolidate(
     s: Store, model: str | None, since: str | None = None, all_: bool = False, quiet: bool = False
 ) -> tuple[ConsolidationReport, str]:
-    from mnemolog.adapters.models import fallback_consolidator, make_consolidator
+    from mnemolog.domain.services.pipeline import consolidate_when_free, model_name
 
-    with model_status("consolidate", enabled=not quiet) as status:
-        return _consolidate_with(s, make_consolidator(s.settings, model, progress=status), fallback_consolidator(s.settings, model), since, all_)
-
-
-def _consolidate_with(
-    s: Store, consolidator: Consolidator, fallback: Consolidator | None, since: str | None, all_: bool
-) -> tuple[ConsolidationReport, str]:
-    from dataclasses import replace
-    from datetime import timedelta
-
-    from mnemolog.adapters import bootstrap
-    from mnemolog.adapters.note_files import NoteFolder
-    from mnemolog.domain.services.consolidate import ConsolidationPolicy
-    from mnemolog.domain.services.consolidate import consolidate as consolidate_memory
-
-    policy = ConsolidationPolicy.window(
-        s.settings.retention_days, s.settings.max_selected, s.clock(), parse_since(since, s.clock()), all_
-    )
-    policy = replace(policy, lease=timedelta(seconds=s.settings.consolidate_lease_seconds))
+    display = PhaseDisplay(quiet)
+    ports = s.ports.pipeline(model, display.streamed)
     # Codex's ad-hoc notes files in the memory folder are recorded first, so this run applies them.
-    report = consolidate_memory(
-        s, consolidator, bootstrap.redactor(), policy, note_files=NoteFolder(s.settings.folder),
-        fallback=fallback,
-    )
-    return report, str(getattr(consolidator, "model", None) or consolidator.name)
+    with display("consolidate"):
+        report = consolidate_when_free(s, ports, _policy(s, since, all_))
+    return report, model_name(ports.consolidator)
 
 
 def _result_dict(result: ConsolidationReport, name: str) -> dict[str, Any]:
@@ -293,6 +260,7 @@ def run(
     """The whole pipeline: ingest, extract, consolidate, render."""
     from mnemolog.adapters.models import OFFLINE, model_choice
     from mnemolog.cli.memory_folder import write_memory_folder
+    from mnemolog.domain.services.pipeline import model_name, run_pipeline
 
     with store() as s:
         offline = [
@@ -303,9 +271,11 @@ def run(
                 f"no model API configured for {' and '.join(offline)}: using the offline heuristic models "
                 "(set OPENAI_API_KEY or MNEMOLOG_EXTRACT_MODEL to use a language model)"
             )
-        ingest_report = _ingest(s, paths or [], since, all_, json_out)
-        extract_report, extract_name = _extract(s, None, None, None, json_out, since, all_)
-        result, consolidate_name = _consolidate(s, None, since, all_, json_out)
+        display = PhaseDisplay(json_out)
+        ports = s.ports.pipeline(None, display.streamed)
+        ran = run_pipeline(s, ports, _policy(s, since, all_), _roots(paths or []), phases=display)
+        ingest_report, extract_report, result = ran.ingest, ran.extract, ran.consolidate
+        extract_name, consolidate_name = model_name(ports.extractor), model_name(ports.consolidator)
         target = out or s.settings.folder
         files = write_memory_folder(s, target, None) if result.status != "failed" else {}
     partial = ingest_report.partial or extract_report.as_dict()["gave_up"] > 0

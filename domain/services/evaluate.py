@@ -1,9 +1,10 @@
 """Evaluate: run the whole pipeline over an eval corpus in a fresh store and score what each project gets.
 
 The sessions are replayed day by day, as they would have arrived: on each
-day of the corpus the clock stands at the next morning, that day's session
-files are ingested, phase 1 takes every session idle by then, and phase 2
-consolidates. So a later session meets the memory the earlier ones left, and
+day of the corpus the clock stands at the next morning (once the idle window
+has passed), and the user's own pipeline (``services.pipeline.run_pipeline``:
+the same models, fallback, notes files and limits as ``run``) ingests that
+day's session files, extracts every session idle by then and consolidates. So a later session meets the memory the earlier ones left, and
 a command it replaces is invalidated as it would be in use. Then the
 corpus's values are forgotten, and each project's next session is served
 (context and searches, as an agent reads them) and scored
@@ -18,7 +19,6 @@ from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
 
-from mnemolog.domain.eligibility import EligibilityPolicy
 from mnemolog.domain.evaluation import (
     Expectations,
     Score,
@@ -28,24 +28,17 @@ from mnemolog.domain.evaluation import (
     unwanted_queries,
 )
 from mnemolog.domain.plan import GLOBAL_SCOPE
-from mnemolog.domain.ports import (
-    Consolidator,
-    Extractor,
-    Progress,
-    Redactor,
-    ScopeLookup,
-    SessionSource,
-    SessionUnreadable,
-    no_progress,
-)
-from mnemolog.domain.services.consolidate import EVERYTHING, ConsolidationPolicy, consolidate
-from mnemolog.domain.services.extract import extract
+from mnemolog.domain.ports import Progress, SessionUnreadable, no_progress
 from mnemolog.domain.services.forget import forget_value
-from mnemolog.domain.services.ingest import ingest
+from mnemolog.domain.services.pipeline import (
+    PipelinePolicy,
+    PipelinePorts,
+    model_name,
+    run_pipeline,
+)
 from mnemolog.domain.services.read import Tokenizer, context, search
 from mnemolog.domain.services.unit_of_work import UnitOfWork
 
-IDLE = timedelta(hours=6)
 CONTEXT_BUDGET = 3000
 
 
@@ -70,6 +63,7 @@ class EvalReport:
     extracted: int = 0
     nothing: int = 0
     extract_failed: int = 0
+    fallbacks: int = 0  # days whose plan the offline consolidator made (the model's was unusable)
     consolidations_failed: list[str] = field(default_factory=list)
     unreadable: list[str] = field(default_factory=list)
 
@@ -97,6 +91,7 @@ class EvalReport:
                 "extracted": self.extracted,
                 "nothing": self.nothing,
                 "extract_failed": self.extract_failed,
+                "fallbacks": self.fallbacks,
                 "unreadable": self.unreadable,
             },
         }
@@ -110,11 +105,8 @@ def evaluate(
     uow: UnitOfWork,
     corpus: EvalCorpus,
     *,
-    source: SessionSource,
-    redactor: Redactor,
-    scopes: ScopeLookup,
-    extractor: Extractor,
-    consolidator: Consolidator,
+    ports: PipelinePorts,
+    policy: PipelinePolicy,
     tokenizer: Tokenizer,
     instructions: Callable[[str], str],
     set_clock: Callable[[datetime], None],
@@ -123,14 +115,16 @@ def evaluate(
 ) -> EvalReport:
     """Replay the corpus day by day into ``uow`` (a fresh store), forget its values, serve and score each project.
 
+    ``ports`` and ``policy`` are the user's pipeline's, as ``run`` is given
+    them (with ``--all``: a corpus is a first import of its history).
     ``set_clock`` moves the store's clock (the replay's "now"); ``instructions``
     gives the read-path prompt for a project scope, as ``context`` prints it.
     """
-    report = EvalReport(Score(), getattr(extractor, "model", extractor.name), getattr(consolidator, "model", consolidator.name))
+    report = EvalReport(Score(), model_name(ports.extractor), model_name(ports.consolidator))
     by_day: dict[date, list[Path]] = {}
     for path in corpus.files:
         try:
-            meta = source.read(path).meta
+            meta = ports.source.read(path).meta
         except SessionUnreadable as error:
             report.unreadable.append(str(error))
             continue
@@ -138,18 +132,18 @@ def evaluate(
         by_day.setdefault(day, []).append(path)
     report.sessions = sum(len(paths) for paths in by_day.values())
     report.days = len(by_day)
-    policy = EligibilityPolicy(idle=IDLE, max_age=None)
     for done, day in enumerate(sorted(by_day)):
         progress(done, len(by_day), day.isoformat())
-        set_clock(datetime.combine(day + timedelta(days=1), time(), UTC) + IDLE)
-        ingest(uow, source, sorted(by_day[day]), policy, redactor=redactor, scopes=scopes)
-        extracted = extract(uow, extractor, redactor, policy).as_dict()
+        set_clock(datetime.combine(day + timedelta(days=1), time(), UTC) + policy.eligibility.idle)
+        ran = run_pipeline(uow, ports, policy, sorted(by_day[day]))
+        extracted = ran.extract.as_dict()
         report.extracted += extracted["extracted"]
         report.nothing += extracted["nothing"]
         report.extract_failed += extracted["failed"] + extracted["gave_up"]
-        run = consolidate(uow, consolidator, redactor, ConsolidationPolicy(retention=EVERYTHING))
-        if run.status != "completed":
-            report.consolidations_failed.append(f"{day.isoformat()}: {run.detail}")
+        if ran.consolidate.fallback:
+            report.fallbacks += 1
+        if ran.consolidate.status != "completed":
+            report.consolidations_failed.append(f"{day.isoformat()}: {ran.consolidate.detail}")
     progress(len(by_day), len(by_day), "")
     for forgotten in corpus.expectations.forget:
         scope = corpus.scopes[forgotten.project] if forgotten.project else GLOBAL_SCOPE

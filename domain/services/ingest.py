@@ -15,7 +15,7 @@ a copy that adds nothing is a ``duplicate`` and changes nothing).
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 from enum import StrEnum
@@ -97,11 +97,16 @@ def ingest(
     scopes: ScopeLookup,
     external_context_pollutes: bool = False,
     progress: Progress = no_progress,
+    on_file: Callable[[Path, Transcript | None], None] | None = None,
 ) -> IngestReport:
     """Read, redact and record every session file under ``paths``.
 
     ``external_context_pollutes``: a session that used web search or MCP tools
     is marked polluted, and the items it was the only evidence of are retired.
+    ``on_file`` is handed each file recorded or found unchanged, with the
+    transcript read from it (redacted and scrubbed as recorded), or None when
+    its bytes were unchanged and it was not read: a caller that needs the
+    transcripts reads no file again.
     """
     report = IngestReport()
     files = source.discover(paths)
@@ -121,6 +126,8 @@ def ingest(
                 # Same bytes as last time: nothing to parse, redact or record.
                 report.files_read += 1
                 report.unchanged += 1
+                if on_file is not None:
+                    on_file(found.path, None)
                 continue
             transcript = source.read(found.path)
         except SessionUnreadable as error:
@@ -148,6 +155,8 @@ def ingest(
         outcome = record_session(uow.app, facts, clean, now=uow.clock(), policy=policy, pollution=pollution)
         report.count(outcome)
         fault_points.reached("ingest")
+        if on_file is not None:
+            on_file(found.path, clean)
         if outcome in (IngestOutcome.NEW, IngestOutcome.UPDATED):
             report.citations += record_citations(uow, clean)
     progress(len(files), len(files), "")

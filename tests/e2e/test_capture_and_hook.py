@@ -115,3 +115,64 @@ def test_a_capture_that_finds_another_consolidation_running_waits_for_it_then_co
     assert "extract 1 extracted" in captured.out and "consolidate completed, 4 added" in captured.out
     remembered = hook(world, "--agent", "claude-code", cwd=world["project"])
     assert "ruff format" in remembered and "pin the CI image by its digest" in remembered
+
+
+PAD_LINE = json.dumps({"timestamp": "2026-10-20T10:00:00.000Z", "type": "event_msg", "payload": {"type": "x", "pad": "p" * 5000}})
+DEEP_LINE = json.dumps({"timestamp": "2026-10-20T10:00:00.000Z", "type": "event_msg", "payload": {"type": "x", "v": [[[[[[1]]]]]]}})
+LIMIT_CASES = {
+    # setting, the line added to the session, what ingest makes of it
+    "max_line_bytes": ({"MNEMOLOG_MAX_LINE_BYTES": "1000"}, PAD_LINE, {"line too long": 1}),
+    "max_nesting": ({"MNEMOLOG_MAX_NESTING": "4"}, DEEP_LINE, {"nested too deep": 1}),
+    "max_file_bytes": ({"MNEMOLOG_MAX_FILE_BYTES": "4000"}, PAD_LINE, None),  # the whole file is left out
+}
+
+
+def _hook_capture(world: dict, env: dict[str, str]) -> tuple[int, dict]:
+    done = run_cli("capture", "--hook", "--wait", "--json", env=env, stdin=json.dumps({"transcript_path": str(world["rollout"])}))
+    return done.code, done.json()
+
+
+@pytest.mark.parametrize("setting", list(LIMIT_CASES))
+def test_the_session_end_hook_reads_within_the_configured_limits_as_ingest_does(world: dict, setting: str) -> None:
+    limits, line, skipped = LIMIT_CASES[setting]
+    with world["rollout"].open("a") as out:
+        out.write(line + "\n")
+    code, report = _hook_capture(world, {**world["env"], **limits})
+    ingest = run_cli("ingest", str(world["rollout"]), "--all", "--json", env={**world["env"], **limits, "MNEMOLOG_HOME": str(world["tmp"] / "other")})
+    by_ingest = ingest.json()
+    if skipped is None:
+        assert code == ingest.code == 3  # partial: the file was not read
+        [error] = report["ingest"]["errors"]
+        assert "max_file_bytes" in error["error"] and str(world["rollout"]) in error["path"]
+        assert report["ingest"]["errors"] == by_ingest["errors"]
+        assert report["extract"]["extracted"] == 0 and report["ingest"]["new"] == 0
+    else:
+        assert code == ingest.code == 0
+        assert report["ingest"]["lines_skipped"] == by_ingest["lines_skipped"] == skipped
+        assert report["ingest"]["warnings"] == by_ingest["warnings"] and len(report["ingest"]["warnings"]) == 1
+        assert report["extract"]["extracted"] == 1  # the rest of the session is in memory
+
+
+def test_capture_reads_each_session_file_once(world: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mnemolog.adapters import session_files
+
+    reads: list[str] = []
+    real = session_files.read_session
+
+    def counted(path, **options):  # type: ignore[no-untyped-def]
+        reads.append(str(path))
+        return real(path, **options)
+
+    monkeypatch.setattr(session_files, "read_session", counted)
+    code, report = _hook_capture(world, world["env"])
+    assert code == 0 and report["ingest"]["new"] == 1 and report["extract"]["extracted"] == 1
+    assert reads == [str(world["rollout"])]
+
+    # A session `run` recorded while it was still going: ingest finds its bytes unchanged, capture reads it once.
+    second = write_rollout(world["tmp"] / "codex" / "sessions", thread_id(2), "Prefer uv over pip here.", cwd=str(world["project"]),
+                           when=datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"))
+    assert run_cli("ingest", str(second), env=world["env"]).code == 0
+    reads.clear()
+    done = run_cli("capture", str(second), "--json", env=world["env"])
+    assert done.code == 0 and done.json()["ingest"]["unchanged"] == 1 and done.json()["extract"]["extracted"] == 1
+    assert reads == [str(second)]

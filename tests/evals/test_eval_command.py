@@ -158,3 +158,64 @@ def test_a_model_that_does_not_answer_fails_the_eval(tmp_path: Path, fake_openai
     report = result.json()
     assert report["passed"] is False
     assert "3 extractions failed (the model did not answer)" in report["failed"]
+
+
+# ------------------------------------------------------------------ the eval runs the user's pipeline, as `run` does
+
+NOTE = "Remember: always pin the CI image by its digest."
+
+
+def _failing_consolidation_env(fake_openai, home: Path) -> dict[str, str]:
+    """Phase 1 offline, phase 2 a model that never answers (nothing queued: HTTP 418)."""
+    return {
+        "MNEMOLOG_HOME": str(home), "OPENAI_BASE_URL": fake_openai.base_url, "OPENAI_API_KEY": "sk-test-not-a-real-key-000000",
+        "MNEMOLOG_EXTRACT_MODEL": "heuristic", "MNEMOLOG_CONSOLIDATE_MODEL": "silent-model", "MNEMOLOG_MODEL_RETRIES": "0",
+    }
+
+
+def test_a_model_failure_falls_back_to_the_offline_plan_in_run_and_in_eval(tmp_path: Path, fake_openai) -> None:
+    example = _docs_example(tmp_path)
+    env = _failing_consolidation_env(fake_openai, tmp_path / "home")
+
+    ran = run_cli("run", str(example / "sessions"), "--all", "--json", env=env)
+    assert ran.code == 0, ran.err
+    consolidated = ran.json()["consolidate"]
+    assert consolidated["status"] == "completed" and consolidated["model"] == "silent-model"
+    assert consolidated["fallback"].startswith("model error") and consolidated["planned_by"] == "heuristic"
+    assert "pnpm" in (tmp_path / "home" / "memories" / "MEMORY.md").read_text()
+
+    evaluated = run_cli("eval", str(example), "--json", env=env)
+    report = evaluated.json()
+    assert evaluated.code == 0, report["failed"]
+    assert report["models"] == {"extract": "heuristic", "consolidate": "silent-model"}
+    assert report["passed"] is True and report["run"]["fallbacks"] == report["run"]["days"] == 3
+    assert report["metrics"]["must_recall"] == 1.0
+    shown = run_cli("eval", str(example), env=env).out
+    assert "fallback: the offline consolidator planned 3 of 3 days' runs" in shown
+
+
+def test_a_notes_file_reaches_memory_in_run_and_in_eval(tmp_path: Path) -> None:
+    example = _docs_example(tmp_path)
+    env = {"MNEMOLOG_HOME": str(tmp_path / "home"), "MNEMOLOG_EXTRACT_MODEL": "heuristic", "MNEMOLOG_CONSOLIDATE_MODEL": "heuristic"}
+    # Codex's ad-hoc notes, where a user (or Codex) leaves them in the memory folder
+    notes = tmp_path / "home" / "memories" / "extensions" / "ad_hoc" / "notes"
+    notes.mkdir(parents=True)
+    (notes / "ci.md").write_text(NOTE + "\n")
+    ran = run_cli("run", str(example / "sessions"), "--all", "--json", env=env)
+    assert ran.code == 0, ran.err
+    assert ran.json()["consolidate"]["notes_files"]["imported"] == ["extensions/ad_hoc/notes/ci.md"]
+    assert "pin the CI image by its digest" in (tmp_path / "home" / "memories" / "MEMORY.md").read_text()
+
+    # The corpus carries the same file where a memory folder keeps it; a must-fact names it.
+    corpus_notes = example / "extensions" / "ad_hoc" / "notes"
+    corpus_notes.mkdir(parents=True)
+    (corpus_notes / "ci.md").write_text(NOTE + "\n")
+    expectations = example / "expectations.toml"
+    expectations.write_text(
+        expectations.read_text()
+        + '\n[[projects.must]]\nid = "ci-image"\nterms = ["pin the CI image by its digest"]\nfrom = "extensions/ad_hoc/notes/ci.md"\n'
+    )
+    evaluated = run_cli("eval", str(example), "--json", env=env)
+    report = evaluated.json()
+    assert evaluated.code == 0, report["failed"]
+    assert (report["metrics"]["must_found"], report["metrics"]["must_total"]) == (3, 3)
