@@ -35,7 +35,7 @@ from mnemolog.adapters.processes import ProcessWorkers, arm_fault_points
 from mnemolog.adapters.settings import Settings, load_settings
 from mnemolog.adapters.tokens import count_tokens  # the tokenizer itself loads on the first count
 from mnemolog.domain.application import MnemologApp, keyed_app_class
-from mnemolog.domain.ports import Redactor, ScopeLookup, SessionSource, Workers
+from mnemolog.domain.ports import Workers
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher
 from mnemolog.projections.reads import ViewReads
 from mnemolog.projections.view_store import (
@@ -360,7 +360,7 @@ def _open_sqlite_views(app: MnemologApp, path: Path) -> MemoryView:
 
 VIEWS_FILE = "views.sqlite"
 SET_ASIDE = "corrupt-"  # a views file that could not be opened is kept as views.sqlite.corrupt-<time>
-TOKEN_COUNTS = "token-counts.json"  # the home's cache of token counts (cli/read_path: CachedTokenizer)
+TOKEN_COUNTS = "token-counts.json"  # the home's cache of token counts (adapters/composition: Ports.tokenizer)
 
 NOTICES: list[str] = []
 """What opening a store had to repair, for the command to tell the user (and clear)."""
@@ -391,31 +391,3 @@ def open_memory_store(settings: Settings, clock: Clock = utc_now) -> Store:
     env = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
     keys = MemoryKeys()
     return Store(MnemologApp(env=env, keys=keys), open_sqlite_view(":memory:", count_tokens), settings, "memory", "memory", clock, env, keys)
-
-
-
-# ------------------------------------------------------------------ the ports the services are given
-# Imported when asked for: a command that reads no session file loads no reader.
-
-
-def session_source(settings: Settings | None = None) -> SessionSource:
-    """Recorded sessions on disk (Codex and Claude Code files), read within the configured limits."""
-    from mnemolog.adapters.session_files import ReadLimits, SessionFiles
-
-    if settings is None:
-        return SessionFiles()
-    return SessionFiles(ReadLimits(settings.max_line_bytes, settings.max_file_bytes, settings.max_nesting))
-
-
-def redactor() -> Redactor:
-    """The secret redactor (Codex's patterns plus detect-secrets' rules)."""
-    from mnemolog.adapters.redaction import SecretRedactor
-
-    return SecretRedactor()
-
-
-def scope_lookup() -> ScopeLookup:
-    """Project scopes from git remotes and working folders."""
-    from mnemolog.adapters.scope import GitScopes
-
-    return GitScopes()

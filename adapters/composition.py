@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 from functools import cached_property
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -68,6 +69,12 @@ class Ports:
 
         return NoteFolder(self.settings.folder)
 
+    def note_folder_at(self, folder: Path | None) -> NoteFiles:
+        """The notes files of ``folder`` (``note --import-files --folder``), else of the configured memory folder."""
+        from mnemolog.adapters.note_files import NoteFolder
+
+        return self.note_folder if folder is None else NoteFolder(folder)
+
     @property
     def folder_reader(self) -> FileReader | None:
         """The rendered memory folder agents read, for citations naming its lines (None before the first render)."""
@@ -86,7 +93,7 @@ class Ports:
 
     def instructions(self, project: str, agent: str | None = None) -> str:
         """The read-path instructions for ``project``: the full prompt, or the SessionStart hook's for ``agent``."""
-        from mnemolog.adapters.read_instructions import hook_instructions, instructions
+        from mnemolog.adapters.agent_context import hook_instructions, instructions
 
         return instructions(project) if agent is None else hook_instructions(project, agent)
 

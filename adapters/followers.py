@@ -30,16 +30,13 @@ def render_folder(store: Store, out: Path, project: str | None = None) -> list[s
     The files are written as they are rendered (``MEMORY.md`` group by group), never held whole.
     Raises ``FolderWriteError`` when ``out`` cannot be written.
     """
-    from mnemolog.adapters.bootstrap import TOKEN_COUNTS
     from mnemolog.adapters.folder_writer import write_folder
-    from mnemolog.adapters.tokens import CachedTokenizer
     from mnemolog.projections.rendered_folder import folder_pieces
 
     # memory_summary.md is fitted from the item lines' counts the views stored; its other lines' counts
     # are remembered in the home folder, so a re-render loads no tokenizer (~70 MiB resident once loaded)
     position = store.app.last_written
-    count = CachedTokenizer(Path(store.settings.home) / TOKEN_COUNTS).count
-    files = folder_pieces(store.reads(), store.matcher(), count, project)
+    files = folder_pieces(store.reads(), store.matcher(), store.ports.tokenizer.count, project)
     write_folder(files, out)
     if project is None and _same(out, Path(store.settings.folder)):
         store.folder_at = max(store.folder_at, position)  # the configured folder shows this position

@@ -63,7 +63,9 @@ def store(catch_up: bool = True) -> Iterator[Store]:
         try:
             end(opened, clean)
         except Exception as error:
-            from mnemolog.adapters.folder_writer import FolderWriteError  # not on the read path: only when following failed
+            from mnemolog.adapters.folder_writer import (
+                FolderWriteError,  # not on the read path: only when following failed
+            )
 
             if isinstance(error, FolderWriteError):  # the memory folder could not be written: memory itself is fine
                 raise UserError(str(error)) from error

@@ -77,7 +77,7 @@ def context(
     json_out: bool,
 ) -> None:
     """What an agent receives when a session starts, printed (see ``read_commands.context`` for the options)."""
-    from mnemolog.cli.read_path import context_for
+    from mnemolog.adapters.agent_context import context_for
 
     if agent is not None and agent not in ("codex", "claude-code"):
         raise UserError(f"unknown agent {agent!r} (expected codex or claude-code)", Exit.USAGE)

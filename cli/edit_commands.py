@@ -52,7 +52,6 @@ def edit(
     json_out: bool = JSON,
 ) -> None:
     """Rewrite a memory item's text (an Edited event; secrets are redacted, forgotten values refused)."""
-    from mnemolog.adapters.bootstrap import redactor
     from mnemolog.domain.services import edit as editing
 
     words = " ".join(text)
@@ -62,7 +61,7 @@ def edit(
         item_id = options.resolve_id(s.reads(), "items", item, project)
         try:
             done = editing.edit_item(
-                s, item_id, new_text, title=title, editor=by or getpass.getuser(), reason=reason, project=project, redactor=redactor()
+                s, item_id, new_text, title=title, editor=by or getpass.getuser(), reason=reason, project=project, redactor=s.ports.redactor
             )
         except (editing.ItemNotFound, editing.EditRefused) as error:
             raise _refused(error) from error

@@ -44,7 +44,6 @@ def list_(
     json_out: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """List items, sessions, notes, tombstones or consolidation runs, with filters and short ids."""
-    from mnemolog.adapters.settings import eligibility_policy
     from mnemolog.domain.services import listing
     from mnemolog.domain.services.read import item_dict
 
@@ -72,7 +71,7 @@ def list_(
                 ]
             elif what == "sessions":
                 sessions = listing.list_sessions(
-                    reads, s.clock(), eligibility_policy(s.settings, None, False), project, agent=kind, status=status, text=text, limit=limit
+                    reads, s.clock(), s.ports.eligibility(), project, agent=kind, status=status, text=text, limit=limit
                 )
                 rows = [x.as_dict() for x in sessions]
                 lines = []

@@ -19,11 +19,10 @@ import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
+from mnemolog.adapters.agent_context import context_for, memory_folder
 from mnemolog.adapters.bootstrap import Store
 from mnemolog.adapters.scope import scope_for_cwd
-from mnemolog.adapters.settings import load_settings
 from mnemolog.adapters.tokens import TOKENIZER
-from mnemolog.cli.read_path import context_for, memory_folder
 from mnemolog.domain.services import cite
 from mnemolog.domain.services.injections import served_file, served_item, served_search
 from mnemolog.domain.services.read import folder_index, hit_dict, memory_file
@@ -210,11 +209,11 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
             raise ToolError("scope must be 'project' or 'global'")
         project = await resolver.project(ctx)
         target = project if scope == "project" else "global"
-        from mnemolog.adapters.bootstrap import redactor
         from mnemolog.domain.services.notes import add_note
 
+        s = store()
         try:
-            added = add_note(store(), text, intent, target, redactor(), source="mcp")
+            added = add_note(s, text, intent, target, s.ports.redactor, source="mcp")
         except ValueError as error:  # an empty note
             raise ToolError(str(error)) from error
         return settled(added.as_dict())
@@ -243,7 +242,7 @@ def run_stdio(cwd: str | None = None) -> None:
     from mnemolog.adapters.bootstrap import open_store
 
     folder = str(Path(cwd).expanduser().resolve()) if cwd else str(Path.cwd())
-    server, close = build_server(lambda: open_store(load_settings()), folder)
+    server, close = build_server(open_store, folder)  # open_store reads the configured settings
     try:
         server.run("stdio")
     finally:

@@ -145,16 +145,15 @@ def cite(
     json_out: bool = JSON,
 ) -> None:
     """Record that an agent used memory: Codex citation blocks and [item:<id>] markers in its output."""
-    from mnemolog.adapters.folder_reader import disk_folder_reader
     from mnemolog.adapters.scope import project_scope
-    from mnemolog.adapters.session_files import SessionReadError, read_session
+    from mnemolog.adapters.session_files import SessionReadError
     from mnemolog.domain.services import cite as citing
 
     # Items of another project than the citing one are not recorded (as `show` does not show them).
     project = _scope(cwd, project_key) if (cwd is not None or project_key is not None or (session is None and not hook)) else None
     with store() as s:
         uow = s
-        folder = disk_folder_reader(s.settings.folder) if s.settings.folder.is_dir() else None
+        folder = s.ports.folder_reader
         if hook:
             from mnemolog.cli.context_command import hook_input
 
@@ -164,7 +163,7 @@ def cite(
             session = Path(path)
         if session is not None:
             try:
-                transcript = read_session(session)
+                transcript = s.ports.session_source.read(session)
             except SessionReadError as error:
                 raise UserError(str(error)) from error
             meta = transcript.meta
@@ -211,7 +210,6 @@ def note(
     json_out: bool = JSON,
 ) -> None:
     """Leave a note the next consolidation applies (append-only); --forget places a tombstone now; --withdraw takes a note back."""
-    from mnemolog.adapters.bootstrap import redactor
     from mnemolog.domain.services import notes as note_service
 
     if correct and forget:
@@ -229,10 +227,8 @@ def note(
     if import_files:
         if words:
             raise UserError("--import-files takes no text", Exit.USAGE)
-        from mnemolog.adapters.note_files import NoteFolder
-
         with store() as s:
-            imported = note_service.import_note_files(s, NoteFolder(folder or s.settings.folder), redactor())
+            imported = note_service.import_note_files(s, s.ports.note_folder_at(folder), s.ports.redactor)
         if json_out:
             emit_json(imported.as_dict())
         else:
@@ -255,7 +251,7 @@ def note(
     intent = "correct" if correct else "remember"
     with store() as s:
         try:
-            added = note_service.add_note(s, words, intent, target, redactor())
+            added = note_service.add_note(s, words, intent, target, s.ports.redactor)
         except ValueError as error:  # nothing left once secrets and forgotten values are cut out
             raise UserError(str(error), Exit.USAGE) from error
     if json_out:

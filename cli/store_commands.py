@@ -53,12 +53,11 @@ def status(
     json_out: bool = JSON,
 ) -> None:
     """Coverage and health: sessions seen, eligible, waiting (until when), extracted, with nothing, failed (and why), per agent and project."""
-    from mnemolog.adapters.settings import eligibility_policy
     from mnemolog.domain.services.status import coverage_report
     from rich.table import Table
 
     with store() as s:
-        report = coverage_report(s, eligibility_policy(s.settings, None, False), project)
+        report = coverage_report(s, s.ports.eligibility(), project)
         events = s.app.max_notification_id()
         position = s.view.position(s.app.name)
     data = {**report.as_dict(), "store": {"backend": s.backend, "events": events, "caught_up": position >= events}}

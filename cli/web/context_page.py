@@ -11,7 +11,7 @@ from starlette.routing import Route
 
 def context(request: Request) -> Response:
     """GET /context?project=P: the text ``mnemolog context --project P`` prints, and its tokens."""
-    from mnemolog.cli.read_path import context_preview
+    from mnemolog.adapters.agent_context import context_preview
 
     with opened(request) as s:
         scopes = known_scopes(s.reads())

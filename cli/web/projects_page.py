@@ -36,7 +36,6 @@ def known_scopes(reads: Any) -> list[str]:
 
 def projects(request: Request) -> Response:
     """GET /: every scope with its items by status and trust, its sessions' coverage and a growth chart."""
-    from mnemolog.adapters.settings import eligibility_policy
     from mnemolog.domain.services import listing
     from mnemolog.domain.services.status import coverage_report
 
@@ -44,7 +43,7 @@ def projects(request: Request) -> Response:
         reads = s.reads()
         items = listing.list_items(reads, s.matcher(), None, limit=EVERY_ITEM)
         sessions = reads.session_states()
-        report = coverage_report(s, eligibility_policy(s.settings))
+        report = coverage_report(s, s.ports.eligibility())
     rows = {scope: ProjectRow(scope) for scope in [GLOBAL, *sorted({i.scope for i in items} | {x.scope for x in sessions} - {GLOBAL, ""})]}
     for item in items:
         rows[item.scope].statuses[item.status] += 1

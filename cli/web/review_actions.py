@@ -96,13 +96,12 @@ def _review(s: Any, item_id: UUID, form: Any) -> str:
 
 
 def _edit(s: Any, item_id: UUID, form: Any) -> str:
-    from mnemolog.adapters.bootstrap import redactor
     from mnemolog.domain.services.edit import edit_item
 
     title = form.get("title")
     result = edit_item(
         s, item_id, str(form.get("text") or ""), title=None if title is None else str(title),
-        editor=_who(), reason=str(form.get("reason") or ""), redactor=redactor(),
+        editor=_who(), reason=str(form.get("reason") or ""), redactor=s.ports.redactor,
     )
     note = f" ({result.redactions} secret(s) redacted)" if result.redactions else ""
     return f"item {str(item_id)[:8]} {'edited' if result.changed else 'unchanged'}{note}"

@@ -16,7 +16,6 @@ import uuid
 from pathlib import Path
 
 import pytest
-from mnemolog.adapters import bootstrap
 from mnemolog.adapters.bootstrap import open_store
 from mnemolog.adapters.settings import Settings
 from mnemolog.domain.eligibility import EligibilityPolicy
@@ -76,7 +75,7 @@ def test_ingest_against_json_loads(scale: str, tmp_path: Path) -> None:
         store = open_store(Settings(home=tmp_path / f"home-{n}"))
 
         def run(s=store) -> None:  # type: ignore[no-untyped-def]
-            got = ingest(s, bootstrap.session_source(), [tmp_path / "sessions"], EligibilityPolicy(), redactor=bootstrap.redactor(), scopes=bootstrap.scope_lookup())
+            got = ingest(s, s.ports.session_source, [tmp_path / "sessions"], EligibilityPolicy(), redactor=s.ports.redactor, scopes=s.ports.scopes)
             assert got.files_read == len(paths) and not got.errors, got.as_dict()
 
         cpu = time.process_time()

@@ -86,7 +86,7 @@ def test_a_capture_that_finds_another_consolidation_running_waits_for_it_then_co
     from datetime import timedelta
     from uuid import uuid4
 
-    from mnemolog.adapters.bootstrap import open_store, redactor
+    from mnemolog.adapters.bootstrap import open_store
     from mnemolog.adapters.processes import worker_name
     from mnemolog.adapters.settings import Settings
     from mnemolog.domain.consolidation import PhaseTwoLease
@@ -98,7 +98,7 @@ def test_a_capture_that_finds_another_consolidation_running_waits_for_it_then_co
     other.app.save_all(lease)
 
     def end_the_run() -> None:  # and what it wrote meanwhile: a note the waiting capture must plan from
-        add_note(other, "Always pin the CI image by its digest.", "remember", "git:github.com/acme/api", redactor())
+        add_note(other, "Always pin the CI image by its digest.", "remember", "git:github.com/acme/api", other.ports.redactor)
         held = other.app.repository.get(PhaseTwoLease.create_id())
         held.release(run)
         other.app.save_all(held)

@@ -64,7 +64,6 @@ def folder_files(folder: Path) -> dict[str, bytes]:
 
 @pytest.fixture
 def home(database_url: str | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Home:
-    from mnemolog.adapters.bootstrap import redactor
     from support.memory import git_project
 
     root = tmp_path / "home"
@@ -72,7 +71,7 @@ def home(database_url: str | None, tmp_path: Path, monkeypatch: pytest.MonkeyPat
     try:
         scenario = start(store, tmp_path)
         item = str(scenario.value_items()[0])
-        note = add_note(store, "Use pnpm, never npm, in this repository.", "remember", API, redactor())
+        note = add_note(store, "Use pnpm, never npm, in this repository.", "remember", API, store.ports.redactor)
         tombstone = forget_value(store, LIFTED, API).tombstone_id
     finally:
         store.close()

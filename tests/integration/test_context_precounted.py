@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 from mnemolog.adapters.bootstrap import open_store
 from mnemolog.adapters.settings import Settings
-from mnemolog.cli.read_path import context_for
+from mnemolog.adapters.agent_context import context_for
 store = open_store(Settings(home=Path(sys.argv[1]), database_url=sys.argv[2] or None))
 context = context_for(store, sys.argv[3], 1500)
 print(len(context.item_ids), context.tokens, "bpe_openai" in sys.modules)

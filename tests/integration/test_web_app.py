@@ -6,7 +6,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from mnemolog.cli.read_path import context_for
+from mnemolog.adapters.agent_context import context_for
 from mnemolog.domain.plan import ConsolidationPlan, Edit
 from mnemolog.domain.session import Session, session_id_for
 from support.consolidating import render_into, run_consolidation

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from mnemolog.adapters.agent_context import context_for, memory_folder
 from mnemolog.adapters.bootstrap import Store
-from mnemolog.cli.read_path import context_for, memory_folder
 from mnemolog.domain.reads import SearchHit
 from mnemolog.domain.services import read
 

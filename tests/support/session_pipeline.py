@@ -6,8 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from mnemolog.adapters.bootstrap import Store, redactor, scope_lookup, session_source
-from mnemolog.adapters.settings import claim_policy
+from mnemolog.adapters.bootstrap import Store
 from mnemolog.domain.eligibility import EligibilityPolicy
 from mnemolog.domain.ports import Extractor
 from mnemolog.domain.services.extract import ExtractReport, extract
@@ -20,15 +19,15 @@ def ingest_files(store: Store, paths: Sequence[Path], policy: EligibilityPolicy 
     """Ingest the session files under ``paths``."""
     return ingest(
         store,
-        session_source(),
+        store.ports.session_source,
         paths,
         policy,
-        redactor=redactor(),
-        scopes=scope_lookup(),
+        redactor=store.ports.redactor,
+        scopes=store.ports.scopes,
         external_context_pollutes=store.settings.disable_on_external_context,
     )
 
 
 def extract_all(store: Store, extractor: Extractor, policy: EligibilityPolicy = ALL, **options: Any) -> ExtractReport:
     """Run phase 1 over every pending session (``options``: limit, workers)."""
-    return extract(store, extractor, redactor(), policy, claims=claim_policy(store.settings), **options)
+    return extract(store, extractor, store.ports.redactor, policy, claims=store.ports.claims, **options)

@@ -93,3 +93,34 @@ def test_the_domain_leaves_processes_and_signals_to_adapters() -> None:
         if OS_MECHANICS.search(line) and not line.lstrip().startswith("#")
     ]
     assert not offenders, "\n".join(offenders)
+
+
+PORT_BUILDERS = re.compile(
+    r"\b(redactor|session_source|scope_lookup|eligibility_policy|claim_policy|make_extractor|make_consolidator|"
+    r"fallback_consolidator|extract_workers|NoteFolder|CachedTokenizer|SecretRedactor|SessionFiles|ReadLimits|GitScopes|"
+    r"disk_folder_reader|read_session)\(|\bConsolidationPolicy\.window\("
+)
+
+
+def test_no_entrypoint_builds_a_port_by_hand() -> None:
+    """Entrypoints ask the composition root (``Store.ports``, ``adapters.composition``) for every port and policy."""
+    offenders = [
+        f"{path.relative_to(ROOT)}:{n}: {line.strip()}"
+        for path in sources("cli")
+        for n, line in enumerate(path.read_text().splitlines(), start=1)
+        if PORT_BUILDERS.search(line) and not line.lstrip().startswith("#")
+    ]
+    assert not offenders, "\n".join(offenders)
+
+
+def test_no_entrypoint_follows_the_log_by_hand() -> None:
+    """The store session brings the folder and skills in step (``adapters.store_session``): no entrypoint re-renders or syncs."""
+    followers = re.compile(r"\b(follow_log|follow_skills|follow_store|followers\.follow|settle)\(")
+    offenders = [
+        f"{path.relative_to(ROOT)}:{n}: {line.strip()}"
+        for path in sources("cli")
+        for n, line in enumerate(path.read_text().splitlines(), start=1)
+        if followers.search(line) and "mcp_server.py" not in str(path)  # a long-lived session settles after each write tool
+    ]
+    assert not offenders, "\n".join(offenders)
+

@@ -5,7 +5,7 @@ from __future__ import annotations
 from uuid import UUID
 
 import pytest
-from mnemolog.adapters.bootstrap import Store, redactor
+from mnemolog.adapters.bootstrap import Store
 from mnemolog.domain.memory_item import MemoryItem, Trust
 from mnemolog.domain.services.edit import (
     EditRefused,
@@ -72,7 +72,7 @@ def test_an_edit_is_redacted_and_refused_when_it_carries_a_forgotten_value(memor
     with pytest.raises(EditRefused, match="forgotten value"):
         edit_item(store, item_id, "Deploy with the blue-falcon-42 token.")
     secret = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0"
-    done = edit_item(store, item_id, f"Deploy with OPENAI_API_KEY={secret}", redactor=redactor())
+    done = edit_item(store, item_id, f"Deploy with OPENAI_API_KEY={secret}", redactor=store.ports.redactor)
     assert done.redactions == 1 and secret not in done.text
     assert all(secret not in str(e.__dict__) for e in events(store, item_id))
     with pytest.raises(EditRefused, match="needs text"):
