@@ -15,22 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from mnemolog.adapters.bootstrap import Store
-from mnemolog.adapters.redaction import SecretRedactor
-from mnemolog.domain.citation import Citation
 from mnemolog.domain.history import Cited, ItemChange, ItemStory, RunAudit, Tombstoned
-from mnemolog.domain.plan import ConsolidationPlan, Edit
-from mnemolog.domain.services import forget as forgetting
-from mnemolog.domain.services.notes import add_note
-from mnemolog.domain.session import session_id_for
-from support.consolidating import run_consolidation
-from support.forgetting import ALL, API, clean_memory
-from support.scripted_models import ScriptedConsolidator, ScriptedExtractor, handle_for
-from support.session_pipeline import extract_all, ingest_files
-from support.sessions import thread_id, write_rollout
+from support.history_world import S1, S2, story_world
+from support.sessions import thread_id
 from support.stores import FixedClock
-
-S1 = session_id_for("codex", thread_id(1))
-S2 = session_id_for("codex", thread_id(2))
 
 
 @contextmanager
@@ -51,38 +39,8 @@ def notification_selects(store: Store) -> Iterator[list[Any]]:
         recorder.select_notifications = original  # type: ignore[method-assign]
 
 
-def _edit(op: str, text: str = "", target: str | None = None, evidence=(S1,), title: str = "Testing", **extra: Any) -> Edit:
-    return Edit(op=op, target=target, kind="knowledge", scope=API, task_group="api", title=title, text=text,
-                keywords=("make",), evidence=tuple(str(e) for e in evidence), reason=f"{op} because", **extra)
-
-
-def _world(store_factory: Any, tmp_path: Path) -> tuple[Store, Any, Any, Any]:
-    """Two sessions; a run adds two items, a note's run revises one, an agent cites it, a forget retires the other."""
-    store = store_factory(clock=FixedClock())
-    folder = tmp_path / "sessions"
-    write_rollout(folder, thread_id(1), "Fix the retry test.", when="2026-10-20T10:00:00.000Z")
-    write_rollout(folder, thread_id(2), "Add the export endpoint.", when="2026-10-21T10:00:00.000Z")
-    ingest_files(store, [folder], ALL)
-    extract_all(store, ScriptedExtractor(default=lambda t: clean_memory(int(t.meta.native_id[-2:], 16))), ALL)
-    first = run_consolidation(store, ScriptedConsolidator(ConsolidationPlan(edits=(
-        _edit("add", "Run make test before pushing."),
-        _edit("add", "Deploy with blue-falcon-42 on staging.", evidence=(S2,), title="Deploy"),
-    ))), all_sessions=True)
-    add_note(store, "Prefer make test-all.", "correct", API, SecretRedactor())
-    second = run_consolidation(store, ScriptedConsolidator(lambda req: ConsolidationPlan(edits=(
-        _edit("revise", "Run make test-all before pushing.", handle_for(req, lambda i: i.title == "Testing"), evidence=(S1, S2)),
-    ))), all_sessions=True)
-    assert first.status == second.status == "completed"
-    testing = next(i.item_id for i in store.reads().active_items() if i.title == "Testing")
-    store.app.save_all(Citation(item_ids=(testing,), session_ids=(), citing_session="019a-later",
-                                cited_at=datetime(2026, 11, 2, 9, 0, tzinfo=UTC), source="mcp"))
-    deploy = next(i.item_id for i in store.reads().active_items() if i.title == "Deploy")
-    forgetting.forget_value(store, "blue-falcon-42", "global")
-    return store, (testing, deploy), first, second
-
-
 def test_an_items_story_is_typed_and_reads_no_page_of_the_log(store_factory, tmp_path: Path) -> None:
-    store, (testing, deploy), first, second = _world(store_factory, tmp_path)
+    store, (testing, deploy), first, second = story_world(store_factory(clock=FixedClock()), tmp_path)
     history = store.history()
     matcher = store.matcher()
 
@@ -106,7 +64,7 @@ def test_an_items_story_is_typed_and_reads_no_page_of_the_log(store_factory, tmp
 
     assert forgotten.now.status == "retired" and "falcon" not in repr(forgotten)
     assert [t.tombstone for t in forgotten.timeline if isinstance(t, Tombstoned)] == [t.tombstone for t in forgotten.tombstones] != []
-    assert [e.event for e in forgotten.tombstones[0].events][0] == "placed"
+    assert forgotten.tombstones[0].events[0].event == "placed"
     # --json prints the same story
     data = story.as_dict()
     assert data["citations"]["list"] == [{"at": "2026-11-02T09:00:00+00:00", "source": "mcp", "citing_session": "019a-later"}]
@@ -114,7 +72,7 @@ def test_an_items_story_is_typed_and_reads_no_page_of_the_log(store_factory, tmp
 
 
 def test_a_runs_audit_and_the_runs_read_no_page_of_the_log(store_factory, tmp_path: Path) -> None:
-    store, (testing, deploy), first, second = _world(store_factory, tmp_path)
+    store, (testing, deploy), first, second = story_world(store_factory(clock=FixedClock()), tmp_path)
     history = store.history()
     matcher = store.matcher()
 
@@ -139,7 +97,7 @@ def test_a_runs_audit_and_the_runs_read_no_page_of_the_log(store_factory, tmp_pa
 
 def test_the_story_is_the_same_after_a_rebuild_of_the_views(store_factory, tmp_path: Path) -> None:
     """The links explain and audit read (an item's citations, a run's edits) are rebuilt from the log like every view table."""
-    store, (testing, _), first, _ = _world(store_factory, tmp_path)
+    store, (testing, _), first, _ = story_world(store_factory(clock=FixedClock()), tmp_path)
     matcher = store.matcher()
     story, audited = store.history().explain(testing, matcher), store.history().audit(first.consolidation_id, matcher)
 
