@@ -46,9 +46,9 @@ from mnemolog.projections.view_store import (
     rebuild,
 )
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # annotations only (the history port's result classes load with the history commands)
     from mnemolog.adapters.composition import Ports
-    from mnemolog.domain.history import HistoryReads  # the history port's result classes load with the history commands
+    from mnemolog.domain.history import HistoryReads
 
 Clock = Callable[[], datetime]
 
