@@ -46,8 +46,9 @@ from mnemolog.projections.view_store import (
     rebuild,
 )
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # annotations only (the history port's result classes load with the history commands)
     from mnemolog.adapters.composition import Ports
+    from mnemolog.domain.history import HistoryReads
 
 Clock = Callable[[], datetime]
 
@@ -115,6 +116,20 @@ class Store:
     def matcher(self) -> TombstoneMatcher:
         """The tombstone matcher over the tombstones in force now."""
         return TombstoneMatcher(self.tombstone_key(), self.reads().tombstone_rules())
+
+    def history(self) -> HistoryReads:
+        """The history reads (explain, audit, as-of, valid-at) over the log and the views, caught up like ``reads``."""
+        from mnemolog.projections.history import LogHistory
+
+        return LogHistory(self.app, self.reads())
+
+    def log_position(self) -> int:
+        """The notification id of the log's last event (0: empty)."""
+        return self.app.max_notification_id()
+
+    def views_position(self) -> int:
+        """The last event of the log the views have applied."""
+        return self.view.position(self.app.name)
 
     def rebuild(self) -> int:
         """Drop the views and replay the whole log (once: views rebuilt as the store opened are not rebuilt again)."""

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 import typer
@@ -11,6 +12,9 @@ from mnemolog.cli import options
 from mnemolog.cli.context import store
 from mnemolog.cli.options import parse_since, parse_time
 from mnemolog.cli.output import Exit, UserError, console, emit_json
+
+if TYPE_CHECKING:
+    from mnemolog.domain.history import ItemMatch, ItemStory, ItemText, RunAudit, ShownSkill
 
 JSON = typer.Option(False, "--json", help="Print JSON.")
 
@@ -22,12 +26,12 @@ def _as_uuid(text: str) -> UUID | None:
         return None
 
 
-def _agent_ids(story: dict[str, Any]) -> dict[str, str]:
+def _agent_ids(story: ItemStory) -> dict[str, str]:
     """Internal session id -> the agent's own id: users see one id per session (the internal one is in --json)."""
-    return {s["session"]: s["native_id"] for s in story["sessions"] if s.get("native_id")}
+    return {s.session: s.native_id for s in story.sessions if s.native_id}
 
 
-def _with_agent_ids(text: str, ids: dict[str, str]) -> str:
+def _with_agent_ids(text: str, ids: Mapping[str, str]) -> str:
     for internal, native in ids.items():
         text = text.replace(internal, native)
     return text
@@ -48,64 +52,63 @@ def _item_prefix(s: Any, target: str) -> UUID | None:
         raise
 
 
-def steps_line(skill: dict[str, Any]) -> str:
+def steps_line(skill: ShownSkill) -> str:
     """A skill's name and steps on one line: ``name: 1. `a`; 2. `b` ...``."""
-    steps = [
-        " - ".join(part for part in (f"`{s['command']}`" if s["command"] else "", s["action"]) if part)
-        for s in skill["steps"]
-    ]
-    return f"{skill['name']}: " + "; ".join(f"{n}. {step}" for n, step in enumerate(steps, start=1))
+    steps = [" - ".join(part for part in (f"`{s.command}`" if s.command else "", s.action) if part) for s in skill.steps]
+    return f"{skill.name}: " + "; ".join(f"{n}. {step}" for n, step in enumerate(steps, start=1))
 
 
-def _print_change(entry: dict[str, Any]) -> None:
+def _print_change(before: ItemText | None, after: ItemText | None) -> None:
     """An edit's text (and a skill's steps) before and after."""
-    for side, label in (("before", "before:"), ("after", "after: ")):
-        state = entry.get(side)
+    for state, label in ((before, "before:"), (after, "after: ")):
         if not state:
             continue
-        console.print(f"      {label} {state['text']}", highlight=False, markup=False)
-        if state.get("skill"):
-            console.print(f"      {label} steps {steps_line(state['skill'])}", highlight=False, markup=False)
+        console.print(f"      {label} {state.text}", highlight=False, markup=False)
+        if state.skill:
+            console.print(f"      {label} steps {steps_line(state.skill)}", highlight=False, markup=False)
 
 
-def _print_story(story: dict[str, Any]) -> None:
+def _print_story(story: ItemStory) -> None:
+    from mnemolog.domain.history import ItemChange, Tombstoned
+
     ids = _agent_ids(story)
-    now = story["now"]
-    console.print(f"item {story['item']} ({story['kind']}, scope {story['scope']}): {now['status']}, trust {now['trust']}", highlight=False, markup=False)
-    console.print(f"  {now['title'] or ''} {now['text'] or ''}".rstrip(), highlight=False, markup=False)
-    if now.get("skill"):
-        console.print(f"  skill {steps_line(now['skill'])}", highlight=False, markup=False)
-    for session in story["sessions"]:
+    now = story.now
+    console.print(f"item {story.item} ({story.kind}, scope {story.scope}): {now.status}, trust {now.trust}", highlight=False, markup=False)
+    console.print(f"  {now.title or ''} {now.text or ''}".rstrip(), highlight=False, markup=False)
+    if now.skill:
+        console.print(f"  skill {steps_line(now.skill)}", highlight=False, markup=False)
+    for session in story.sessions:
         console.print(
-            f"  from {session.get('agent', '?')} session {session.get('native_id', session['session'])} "
-            f"({session['state']}) cwd={session.get('cwd')} path={session.get('path')} updated={session.get('updated_at')}",
+            f"  from {session.agent or '?'} session {session.native_id or session.session} "
+            f"({session.state}) cwd={session.cwd} path={session.path} updated={session.updated_at}",
             highlight=False,
         )
-        for extraction in session["extractions"]:
-            console.print(f"    extracted {extraction['at']} by {extraction['model']}", highlight=False, markup=False)
-    for span in story.get("spans", []):
-        where = f"line {span['line']}" if span["line"] else "line ?"
+        for extraction in session.extractions:
+            console.print(f"    extracted {extraction.at} by {extraction.model}", highlight=False, markup=False)
+    for span in story.spans:
+        where = f"line {span.line}" if span.line else "line ?"
         console.print(
-            f"  evidence: {span.get('agent') or '?'} session {span.get('native_id') or '?'} {where}: \u201c{span['quote']}\u201d",
+            f"  evidence: {span.agent or '?'} session {span.native_id or '?'} {where}: \u201c{span.quote}\u201d",
             highlight=False, markup=False,
         )
-    for entry in story["timeline"]:
-        line = f"  {entry['at']}  {entry['action']}"
-        if entry["kind"] == "item":
-            line += f" by {entry['by']}" if entry.get("by") else ""
-            line += f" in run {entry['consolidation']}" if entry.get("consolidation") else ""
-            if entry.get("reason"):
-                line += f": {_with_agent_ids(entry['reason'], ids)}"
-            if entry.get("scope"):
-                line += f" {entry['previous']} -> {entry['scope']}"
-            if entry.get("editor"):
-                line += f" ({entry['editor']})"
-        elif entry.get("tombstone"):
-            line += f" {entry['tombstone']}"
+    for entry in story.timeline:
+        line = f"  {entry.at}  {entry.action}"
+        if isinstance(entry, ItemChange):
+            line += f" by {entry.by}" if entry.by else ""
+            line += f" in run {entry.consolidation}" if entry.consolidation else ""
+            if entry.reason:
+                line += f": {_with_agent_ids(entry.reason, ids)}"
+            if entry.scope:
+                line += f" {entry.previous} -> {entry.scope}"
+            if entry.editor:
+                line += f" ({entry.editor})"
+        elif isinstance(entry, Tombstoned):
+            line += f" {entry.tombstone}"
         console.print(line, highlight=False, markup=False)
-        _print_change(entry)
-    cites = story["citations"]
-    console.print(f"  cited {cites['count']} time(s){', last ' + cites['last'] if cites['last'] else ''}", highlight=False, markup=False)
+        if isinstance(entry, ItemChange):
+            _print_change(entry.before, entry.after)
+    cites = story.citations
+    console.print(f"  cited {cites.count} time(s){', last ' + cites.last if cites.last else ''}", highlight=False, markup=False)
 
 
 CWD = typer.Option(None, "--cwd", help="The working folder whose project is read (default: the current folder).")
@@ -122,73 +125,73 @@ def explain(
 
     Scoped like show: this project's and global items only.
     """
+    from dataclasses import replace
+
     from mnemolog.cli.read_commands import _scope
-    from mnemolog.projections import explain as explains
     from rich.markup import escape
 
     project = _scope(cwd, project_key)
     with store() as s:
         matcher = s.matcher()
         item_id = _as_uuid(target) or _item_prefix(s, target)
-        candidates: list[dict[str, Any]] = []
+        candidates: list[ItemMatch] = []
         if item_id is None:
-            candidates = explains.find_items(s.app, target, project=project)
+            candidates = s.history().find_items(target, project=project)
             if not candidates:
                 raise UserError(f"no item's text in {project} (or global), current or past, contains those words", Exit.NOT_FOUND)
-            item_id = UUID(candidates[0]["item"])
-        story = explains.explain_item(s.app, item_id, matcher, project)
+            item_id = UUID(candidates[0].item)
+        story = s.history().explain(item_id, matcher, project)
     if story is None:
         raise UserError(f"no item {escape(str(item_id))} in {project} (or global)", Exit.NOT_FOUND)
-    if candidates:
-        story["candidates"] = candidates
+    story = replace(story, candidates=tuple(candidates))
     if json_out:
-        emit_json(story)
+        emit_json(story.as_dict())
         return
     _print_story(story)
     if len(candidates) > 1:
-        console.print("other candidates: " + ", ".join(c["item"] for c in candidates[1:]), highlight=False, markup=False)
+        console.print("other candidates: " + ", ".join(c.item for c in candidates[1:]), highlight=False, markup=False)
 
 
-def _print_audit(report: dict[str, Any]) -> None:
+def _print_audit(report: RunAudit) -> None:
     console.print(
-        f"consolidation {report['consolidation']}: {report['status']} ({report['started_at']} .. {report['ended_at']}); "
-        f"model {report['model']}, prompt {report['prompt_hash']}, tokens {report['input_tokens']} in / {report['output_tokens']} out",
+        f"consolidation {report.consolidation}: {report.status} ({report.started_at} .. {report.ended_at}); "
+        f"model {report.model}, prompt {report.prompt_hash}, tokens {report.input_tokens} in / {report.output_tokens} out",
         highlight=False,
     )
-    if report["error"]:
-        console.print(f"  error: {report['error']}", highlight=False, markup=False)
-    inputs = report["inputs"]
-    console.print(f"  inputs: {len(inputs['selected'])} selected; +{len(inputs['added'])} ~{len(inputs['changed'])} -{len(inputs['removed'])}")
-    ids = report.get("agent_ids", {})  # users see the agent's own session ids; the internal ones are in --json
+    if report.error:
+        console.print(f"  error: {report.error}", highlight=False, markup=False)
+    inputs = report.inputs
+    console.print(f"  inputs: {len(inputs.selected)} selected; +{len(inputs.added)} ~{len(inputs.changed)} -{len(inputs.removed)}")
+    ids = report.agent_ids  # users see the agent's own session ids; the internal ones are in --json
     for name in ("added", "changed", "removed"):
         for session in inputs[name]:
             console.print(f"    {name} {ids.get(session, session)}", highlight=False, markup=False)
-    for edit in report["edits"]:
-        console.print(f"  {edit['op']} item {edit['item']} by {edit['by']}: {_with_agent_ids(edit['reason'], ids)}", highlight=False, markup=False)
-        _print_change(edit)
-    for override in report["overrides"]:
-        subject = f"item {override['item_id']}" if override.get("item_id") else override.get("edit", "")
-        console.print(f"  code {override['action']} {subject}: {override['reason']}", highlight=False, markup=False)
+    for edit in report.edits:
+        console.print(f"  {edit.op} item {edit.item} by {edit.by}: {_with_agent_ids(edit.reason, ids)}", highlight=False, markup=False)
+        _print_change(edit.before, edit.after)
+    for override in report.overrides:
+        subject = f"item {override.item_id}" if override.item_id else override.edit
+        console.print(f"  code {override.action} {subject}: {override.reason}", highlight=False, markup=False)
     _print_rounds(report)
 
 
-def _print_rounds(report: dict[str, Any]) -> None:
+def _print_rounds(report: RunAudit) -> None:
     """The planning rounds: rejected edits, refused plans, failed model calls, the repair round, the fallback."""
-    for r in report.get("rounds", []):
-        if r.get("error"):
-            line = f"  round {r['round']} ({r['model']}): no plan: {r['error']}"
-        elif r.get("refused"):
-            line = f"  round {r['round']} ({r['model']}): plan of {r['proposed']} edit(s) refused: {r['reason']}"
+    for r in report.rounds:
+        if r.error:
+            line = f"  round {r.round} ({r.model}): no plan: {r.error}"
+        elif r.refused:
+            line = f"  round {r.round} ({r.model}): plan of {r.proposed} edit(s) refused: {r.reason}"
         else:
-            line = f"  round {r['round']} ({r['model']}): {len(r['rejected'])} of {r['proposed']} edit(s) rejected"
+            line = f"  round {r.round} ({r.model}): {len(r.rejected)} of {r.proposed} edit(s) rejected"
         console.print(line, highlight=False, markup=False)
-        for o in r["rejected"]:
-            console.print(f"    rejected {o['edit']}: {o['reason']}", highlight=False, markup=False)
-    if report.get("repair"):
-        console.print(f"  repair round {report['repair']['round']}: the model got its plan back with {len(report['repair']['problems'])} reason(s)", highlight=False, markup=False)
-    if report.get("fallback"):
-        fb = report["fallback"]
-        console.print(f"  fallback: the offline consolidator ({fb['consolidator']}) planned this run: {fb['reason']}", highlight=False, markup=False)
+        for o in r.rejected:
+            console.print(f"    rejected {o.edit}: {o.reason}", highlight=False, markup=False)
+    if report.repair:
+        console.print(f"  repair round {report.repair.round}: the model got its plan back with {len(report.repair.problems)} reason(s)", highlight=False, markup=False)
+    if report.fallback:
+        fb = report.fallback
+        console.print(f"  fallback: the offline consolidator ({fb.consolidator}) planned this run: {fb.reason}", highlight=False, markup=False)
 
 
 def audit(
@@ -198,29 +201,29 @@ def audit(
     json_out: bool = JSON,
 ) -> None:
     """What one consolidation changed, edit by edit, and what code overrode or rejected."""
-    from mnemolog.projections import audit as audits
     from rich.table import Table
 
     with store() as s:
+        history = s.history()
         if since is not None:
-            runs = audits.list_runs(s.app, parse_since(since, s.clock()))
+            runs = history.runs(parse_since(since, s.clock()))
             if json_out:
-                emit_json({"runs": runs})
+                emit_json({"runs": [r.as_dict() for r in runs]})
                 return
             table = Table("consolidation", "started", "status", "model", "added", "revised", "retired", "invalidated")
             for r in runs:
-                c = r["counts"] or {}
-                table.add_row(r["consolidation"], r["started_at"], r["status"], r["model"], *(str(c.get(k, "")) for k in ("added", "revised", "retired", "invalidated")))
+                c = r.counts.as_dict() if r.counts else {}
+                table.add_row(r.consolidation, r.started_at, r.status, r.model, *(str(c.get(k, "")) for k in ("added", "revised", "retired", "invalidated")))
             console.print(table)
             return
-        run_id = options.resolve_id(s.reads(), "runs", run) if run else audits.latest_run(s.app)
+        run_id = options.resolve_id(s.reads(), "runs", run) if run else history.latest_run()
         if run_id is None:
             raise UserError(f"no consolidation {run}" if run else "no consolidation has run yet", Exit.NOT_FOUND)
-        report = audits.audit_run(s.app, run_id, s.matcher(), project)
+        report = history.audit(run_id, s.matcher(), project)
     if report is None:
         raise UserError(f"no consolidation {run_id}", Exit.NOT_FOUND)
     if json_out:
-        emit_json(report)
+        emit_json(report.as_dict())
     else:
         _print_audit(report)
 
@@ -238,7 +241,6 @@ def history(
     """Memory at a past moment, rebuilt from the log; or what one session was served (--session)."""
     from mnemolog.adapters.folder_writer import FolderWriteError, write_folder
     from mnemolog.adapters.tokens import count_tokens
-    from mnemolog.projections import as_of
 
     if session is not None:
         if as_of_ is not None or valid_at is not None or out is not None:
@@ -249,16 +251,17 @@ def history(
         raise UserError("give exactly one of --as-of TIME, --valid-at TIME or --session ID", Exit.USAGE)
     with store() as s:
         matcher = s.matcher()
+        history = s.history()
         if as_of_ is not None:
             at = parse_time(as_of_)
-            files = as_of.folder_as_of(s.app, at, matcher, count_tokens, project)
+            files = history.folder_as_of(at, matcher, count_tokens, project)
             items = None
         else:
             at = parse_time(valid_at or "")
-            found = as_of.items_valid_at(s.app, at, matcher, project)
+            found = history.items_valid_at(at, matcher, project)
             items = [{"item": i.item_id, "kind": i.kind, "scope": i.scope, "title": i.title, "text": i.text,
                       "valid_from": i.valid_from} for i in found]
-            files = as_of.folder_valid_at(s.app, at, matcher, count_tokens, project)
+            files = history.folder_valid_at(at, matcher, count_tokens, project)
     if out is not None:
         try:
             write_folder(files, out)

@@ -24,8 +24,8 @@ def doctor(
         _doctor_model(json_out)
         return
     with store() as s:
-        events = s.app.max_notification_id()
-        position = s.view.position(s.app.name)
+        events = s.log_position()
+        position = s.views_position()
         counts = s.reads().counts()
         report = {
             "backend": s.backend,
@@ -58,8 +58,8 @@ def status(
 
     with store() as s:
         report = coverage_report(s, s.ports.eligibility(), project)
-        events = s.app.max_notification_id()
-        position = s.view.position(s.app.name)
+        events = s.log_position()
+        position = s.views_position()
     data = {**report.as_dict(), "store": {"backend": s.backend, "events": events, "caught_up": position >= events}}
     if json_out:
         emit_json(data)
@@ -190,7 +190,7 @@ def follow(
         console.print(f"following the log of {s.backend} at {s.location} (Ctrl-C to stop)")
         with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is the normal way to stop
             s.follow(timeout=timeout, interval=interval)
-        console.print(f"views at {s.view.position(s.app.name)} of {s.app.max_notification_id()} events")
+        console.print(f"views at {s.views_position()} of {s.log_position()} events")
 
 
 def register(app: typer.Typer) -> None:

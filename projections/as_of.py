@@ -1,9 +1,10 @@
-"""Memory at a past moment, rebuilt by replaying the log into a throwaway view.
+"""Memory at a past moment: transaction time by replaying the log, valid time from the views.
 
-Transaction time (``as_of``): replay the events recorded up to that moment and
-render the folder as it stood. Valid time (``valid_at``): the items memory
-holds true at that moment (valid_from <= T < valid_to), invalidated ones
-included. Tombstones in force now still apply: a forgotten value never comes
+Transaction time (``as_of``): replay the events recorded up to that moment
+into a throwaway view and render the folder as it stood (by nature a read of
+the log up to that moment). Valid time (``valid_at``): the items memory holds
+now to be true at that moment (valid_from <= T < valid_to), invalidated ones
+included, read from the views. Tombstones in force now still apply: a forgotten value never comes
 back through history.
 """
 
@@ -62,13 +63,14 @@ def folder_as_of(
     return files
 
 
-def items_valid_at(app: MnemologApp, at: datetime, matcher: TombstoneMatcher, project: str | None = None) -> list[ItemRow]:
-    """Items memory holds (now) to have been true at ``at``: valid_from (or creation) <= T < valid_to."""
-    with replayed_view(app, None) as view:
-        cond, params = ("1 = 1", []) if project is None else ("scope IN (?, 'global')", [project])
-        rows = ViewReads(view).query(
-            f"SELECT * FROM {table('items')} WHERE status IN ('active', 'invalidated') AND {cond} ORDER BY id", params
-        )
+def items_valid_at(reads: ViewReads, at: datetime, matcher: TombstoneMatcher, project: str | None = None) -> list[ItemRow]:
+    """Items memory holds (now) to have been true at ``at``: valid_from (or creation) <= T < valid_to.
+
+    What memory holds now is what the views hold (a replay of the whole log
+    builds the same tables), so this reads them rather than replaying the log.
+    """
+    cond, params = ("1 = 1", []) if project is None else ("scope IN (?, 'global')", [project])
+    rows = reads.query(f"SELECT * FROM {table('items')} WHERE status IN ('active', 'invalidated') AND {cond} ORDER BY id", params)
     out = []
     for row in map(item_row, rows):
         start = row.valid_from or row.created_at
@@ -82,9 +84,9 @@ def items_valid_at(app: MnemologApp, at: datetime, matcher: TombstoneMatcher, pr
 
 
 def folder_valid_at(
-    app: MnemologApp, at: datetime, matcher: TombstoneMatcher, count_tokens: Callable[[str], int], project: str | None = None
+    reads: ViewReads, at: datetime, matcher: TombstoneMatcher, count_tokens: Callable[[str], int], project: str | None = None
 ) -> dict[str, str]:
     """A folder of the items that were true at ``at`` (no session files: valid time concerns items)."""
-    model = FolderModel(items=tuple(items_valid_at(app, at, matcher, project)), sessions=(), project=project)
+    model = FolderModel(items=tuple(items_valid_at(reads, at, matcher, project)), sessions=(), project=project)
     files: dict[str, str] = render_folder(model, count_tokens)
     return files

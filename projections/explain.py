@@ -1,9 +1,12 @@
-"""The story of one memory item, read only from the log.
+"""The story of one memory item, read from its own events and the few aggregates they name.
 
 Which sessions it came from, their extractions, every consolidation that
 added, revised, invalidated or retired it (text before and after), citations,
-tombstones and notes that touched it, and where it stands now. Texts pass
-through the tombstone matcher: a forgotten value shows as ``[forgotten]``.
+tombstones and notes that touched it, and where it stands now. The item's
+events name its evidence sessions, its runs and the tombstones that retired
+it; each is read by its id, the runs name the notes they applied, and the
+views' ``item_citations`` links name its citations: nothing scans the log.
+Texts pass through the tombstone matcher: a forgotten value shows as ``[forgotten]``.
 """
 
 from __future__ import annotations
@@ -15,16 +18,38 @@ from typing import Any
 from uuid import UUID
 
 from mnemolog.domain.application import MnemologApp
-from mnemolog.domain.citation import Citation
 from mnemolog.domain.consolidation import Consolidation
+from mnemolog.domain.history import (
+    Citations,
+    Cited,
+    Citing,
+    Extraction,
+    ItemChange,
+    ItemMatch,
+    ItemNow,
+    ItemStory,
+    ItemText,
+    ItemVersion,
+    ShownSkill,
+    ShownStep,
+    StoryNote,
+    StoryRun,
+    StorySession,
+    StorySpan,
+    StoryTombstone,
+    TimelineEntry,
+    Tombstoned,
+    TombstoneEvent,
+)
 from mnemolog.domain.memory_item import MemoryItem
 from mnemolog.domain.note import Note
 from mnemolog.domain.plan import GLOBAL_SCOPE
 from mnemolog.domain.session import Session
 from mnemolog.domain.skill import Skill, skill_texts
-from mnemolog.domain.tombstone import Tombstone
 from mnemolog.domain.tombstone_matcher import EVERY_PROJECT, TombstoneMatcher, tokens
 from mnemolog.projections.log_reader import log_events
+from mnemolog.projections.reads import ViewReads
+from mnemolog.projections.schema import table
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -39,31 +64,32 @@ def scrub_all(text: str, matcher: TombstoneMatcher) -> str:
 @dataclass
 class _Text:
     matcher: TombstoneMatcher
-    scope: str | None
 
-    def __call__(self, text: str | None) -> str | None:
-        if text is None:
-            return None
+    def __call__(self, text: str) -> str:
         return scrub_all(text, self.matcher)
 
-    def many(self, values: Iterable[str]) -> list[str]:
-        return [self(v) or "" for v in values]
+    def maybe(self, text: str | None) -> str | None:
+        return None if text is None else scrub_all(text, self.matcher)
+
+    def many(self, values: Iterable[str]) -> tuple[str, ...]:
+        return tuple(self(v) for v in values)
 
 
-def shown_skill(skill: Skill | None, matcher: TombstoneMatcher) -> dict[str, Any] | None:
-    """A skill as explain, audit and show print it (JSON-ready), every text through the matcher."""
+def shown_skill(skill: Skill | None, matcher: TombstoneMatcher) -> ShownSkill | None:
+    """A skill as explain, audit and show print it, every text through the matcher."""
     if skill is None:
         return None
-    return {
-        "name": scrub_all(skill.name, matcher),
-        "steps": [{"command": scrub_all(s.command, matcher), "action": scrub_all(s.action, matcher)} for s in skill.steps],
-        "relies_on": [scrub_all(r, matcher) for r in skill.relies_on],
-    }
+    return ShownSkill(
+        name=scrub_all(skill.name, matcher),
+        steps=tuple(ShownStep(scrub_all(s.command, matcher), scrub_all(s.action, matcher)) for s in skill.steps),
+        relies_on=tuple(scrub_all(r, matcher) for r in skill.relies_on),
+    )
 
 
-def _item_events(app: MnemologApp, item_id: UUID) -> list[Any]:
+def events_of(app: MnemologApp, aggregate_id: UUID) -> list[Any]:
+    """One aggregate's events, oldest first (none for an unknown id)."""
     try:
-        return list(app.events.get(item_id))
+        return list(app.events.get(aggregate_id))
     except Exception:  # an unknown id has no events
         return []
 
@@ -78,155 +104,181 @@ def current_scope(own: list[Any]) -> str:
     return next((e.scope for e in reversed(own) if isinstance(getattr(e, "scope", None), str)), GLOBAL_SCOPE)
 
 
-def explain_item(app: MnemologApp, item_id: UUID, matcher: TombstoneMatcher, project: str | None = None) -> dict[str, Any] | None:
-    """The item's story as a JSON-ready dict, or None when no such item was ever recorded.
+@dataclass
+class _Words:
+    """An item's words as its events leave them (replayed change by change)."""
+
+    title: str = ""
+    text: str = ""
+    keywords: tuple[str, ...] = ()
+    skill: Skill | None = None
+
+    def shown(self, scrub: _Text, matcher: TombstoneMatcher, with_skill: bool = True) -> ItemText:
+        skill = shown_skill(self.skill, matcher) if with_skill else None
+        return ItemText(scrub(self.title), scrub(self.text), scrub.many(self.keywords), skill)
+
+
+def _changes(own: list[Any], matcher: TombstoneMatcher) -> tuple[list[ItemChange], list[ItemVersion], _Words | None]:
+    """Each of the item's events as a change, the versions its words went through, and its words now."""
+    scrub = _Text(matcher)
+    changes: list[ItemChange] = []
+    versions: list[ItemVersion] = []
+    words: _Words | None = None
+    for e in own:
+        before = None if words is None else _Words(words.title, words.text, words.keywords, words.skill)
+        at = _iso(e.timestamp)
+        consolidation = getattr(e, "consolidation_id", None)
+        common: dict[str, Any] = {
+            "at": at,
+            "version": e.originator_version,
+            "by": getattr(getattr(e, "by", None), "value", None),  # not every event says who
+            "reason": scrub.maybe(getattr(e, "reason", None)),
+            "consolidation": str(consolidation) if consolidation else None,
+        }
+        if isinstance(e, (MemoryItem.Added, MemoryItem.Revised)):
+            skill = e.skill if e.skill is not None else (words.skill if words else None)
+            words = _Words(e.title, e.text, tuple(e.keywords), skill)
+            after = words.shown(scrub, matcher)
+            changes.append(ItemChange(
+                action="added" if isinstance(e, MemoryItem.Added) else "revised",
+                after=after,
+                before=None if before is None else before.shown(scrub, matcher),
+                evidence=tuple(str(s) for s in e.evidence),
+                valid_from=_iso(e.valid_from),
+                **common,
+            ))
+            versions.append(ItemVersion(e.originator_version, at, after))
+        elif isinstance(e, MemoryItem.Retired):
+            changes.append(ItemChange(action="retired", tombstone=str(e.tombstone_id) if e.tombstone_id else None, **common))
+        elif isinstance(e, MemoryItem.Invalidated):
+            changes.append(ItemChange(action="invalidated", valid_to=_iso(e.valid_to), **common))
+        elif isinstance(e, MemoryItem.Rerecorded):  # an erase: earlier texts read [erased], these survive
+            words = _Words(e.title, e.text, tuple(e.keywords), e.skill or (words.skill if words else None))
+            changes.append(ItemChange(action="re-recorded", after=words.shown(scrub, matcher, with_skill=False), **common))
+        elif isinstance(e, MemoryItem.Reviewed):
+            changes.append(ItemChange(action="reviewed", verdict=e.verdict.value, reviewer=e.reviewer, note=scrub(e.note), **common))
+        elif isinstance(e, MemoryItem.Edited):
+            kept = words or _Words()
+            words = _Words(e.title, e.text, kept.keywords, kept.skill)
+            after = words.shown(scrub, matcher, with_skill=False)
+            changes.append(ItemChange(
+                action="edited", editor=e.editor, after=after,
+                before=None if before is None else before.shown(scrub, matcher, with_skill=False), **common,
+            ))
+            versions.append(ItemVersion(e.originator_version, at, after))
+        elif isinstance(e, (MemoryItem.Pinned, MemoryItem.Unpinned)):
+            changes.append(ItemChange(action="pinned" if isinstance(e, MemoryItem.Pinned) else "unpinned", editor=e.pinner, **common))
+        elif isinstance(e, MemoryItem.ScopeChanged):
+            changes.append(ItemChange(action="scope changed", editor=e.editor, scope=e.scope, previous=e.previous, **common))
+        else:  # pragma: no cover - future event types
+            changes.append(ItemChange(action=type(e).__name__.lower(), **common))
+    return changes, versions, words
+
+
+def _session(session_id: UUID, events: list[Any]) -> StorySession:
+    """An evidence session as its own events describe it."""
+    facts: dict[str, Any] = {}
+    extractions: list[Extraction] = []
+    state = "enabled"
+    for e in events:
+        if isinstance(e, (Session.Recorded, Session.Updated)):
+            f = e.facts
+            facts = {"agent": f.source, "native_id": f.native_id, "path": f.path, "cwd": f.cwd, "scope": f.scope,
+                     "started_at": _iso(f.started_at), "updated_at": _iso(f.updated_at)}
+        elif isinstance(e, Session.Extracted):
+            extractions.append(Extraction(
+                at=_iso(e.timestamp), model=e.model, prompt_hash=e.prompt_hash, content_hash=e.content_hash,
+                input_tokens=e.input_tokens, output_tokens=e.output_tokens,
+            ))
+        elif isinstance(e, Session.ExtractedNothing):
+            extractions.append(Extraction(at=_iso(e.timestamp), model=e.model, content_hash=e.content_hash, nothing=True))
+        elif isinstance(e, Session.ModeChanged):
+            state = e.mode.value
+        elif isinstance(e, Session.Pruned):
+            state = "pruned"
+        elif isinstance(e, Session.Deleted):
+            state = "deleted"
+    return StorySession(session=str(session_id), state=state, extractions=tuple(extractions), **facts)
+
+
+def _run(run_id: UUID, events: list[Any]) -> StoryRun:
+    """What the item's story tells of one of its runs."""
+    values: dict[str, Any] = {}
+    for e in events:
+        if isinstance(e, Consolidation.Started):
+            values.update(started_at=_iso(e.timestamp), model=e.model)
+        elif isinstance(e, Consolidation.Completed):
+            values.update(ended_at=_iso(e.timestamp), status="completed", model=e.model, prompt_hash=e.prompt_hash,
+                          notes_applied=tuple(str(n) for n in e.notes_applied))
+    return StoryRun(consolidation=str(run_id), **values)
+
+
+def _tombstone(tombstone_id: UUID, events: list[Any]) -> StoryTombstone:
+    return StoryTombstone(str(tombstone_id), tuple(
+        TombstoneEvent(_iso(e.timestamp), type(e).__name__.lower(), getattr(e, "where", None)) for e in events  # only Suppressed says where
+    ))
+
+
+def _citations(reads: ViewReads, item_id: UUID) -> tuple[list[Citing], list[Cited]]:
+    """The item's citations, from the views' links (oldest recorded first)."""
+    rows = reads.query(
+        f"SELECT l.recorded_at, c.source, c.citing_session, c.cited_at FROM {table('item_citations')} l "
+        f"JOIN {table('citations')} c ON c.id = l.citation_id WHERE l.item_id = ? ORDER BY l.recorded_at, l.citation_id",
+        [str(item_id)],
+    )
+    return (
+        [Citing(r["cited_at"], r["source"], r["citing_session"]) for r in rows],
+        [Cited(r["recorded_at"], r["source"]) for r in rows],
+    )
+
+
+def explain_item(app: MnemologApp, reads: ViewReads, item_id: UUID, matcher: TombstoneMatcher, project: str | None = None) -> ItemStory | None:
+    """The item's story, or None when no such item was ever recorded.
 
     ``project``: the reader's project, as for ``show``: another project's item
     is None, and only evidence sessions of ``project`` are described (the
     others are counted in ``sessions_elsewhere``).
     """
-    own = _item_events(app, item_id)
+    own = events_of(app, item_id)
     if not own or not isinstance(own[0], MemoryItem.Added):
         return None
     if not readable_in(current_scope(own), project):
         return None
     added: MemoryItem.Added = own[0]
-    scrub = _Text(matcher, added.scope)
-    consolidation_ids = {e.consolidation_id for e in own if getattr(e, "consolidation_id", None)}
-    evidence: set[UUID] = set()
-    for e in own:
-        evidence.update(getattr(e, "evidence", ()) or ())
+    scrub = _Text(matcher)
+    changes, versions, words = _changes(own, matcher)
 
-    versions: list[dict[str, Any]] = []
-    timeline: list[dict[str, Any]] = []
-    state: dict[str, Any] = {}
-    for e in own:
-        before = {k: state.get(k) for k in ("title", "text", "keywords", "skill")} if state else None
-        entry: dict[str, Any] = {
-            "at": _iso(e.timestamp),
-            "version": e.originator_version,
-            "by": getattr(getattr(e, "by", None), "value", None),
-            "reason": scrub(getattr(e, "reason", None)),
-            "consolidation": str(e.consolidation_id) if getattr(e, "consolidation_id", None) else None,
-        }
-        if isinstance(e, (MemoryItem.Added, MemoryItem.Revised)):
-            skill = e.skill if e.skill is not None else state.get("skill")
-            state.update(title=e.title, text=e.text, keywords=list(e.keywords), skill=skill)
-            after: dict[str, Any] = {"title": scrub(e.title), "text": scrub(e.text), "keywords": scrub.many(e.keywords)}
-            if skill is not None:
-                after["skill"] = shown_skill(skill, matcher)
-            entry.update(
-                action="added" if isinstance(e, MemoryItem.Added) else "revised",
-                after=after,
-                before=None if before is None else {
-                    "title": scrub(before["title"]), "text": scrub(before["text"]), "keywords": scrub.many(before["keywords"] or []),
-                    **({"skill": shown_skill(before["skill"], matcher)} if before.get("skill") is not None else {}),
-                },
-                evidence=[str(s) for s in e.evidence],
-                valid_from=_iso(e.valid_from),
-            )
-            versions.append({"version": e.originator_version, "at": entry["at"], **after})
-        elif isinstance(e, MemoryItem.Retired):
-            entry.update(action="retired", tombstone=str(e.tombstone_id) if e.tombstone_id else None)
-        elif isinstance(e, MemoryItem.Invalidated):
-            entry.update(action="invalidated", valid_to=_iso(e.valid_to))
-        elif isinstance(e, MemoryItem.Rerecorded):  # an erase: earlier texts read [erased], these survive
-            state.update(title=e.title, text=e.text, keywords=list(e.keywords), skill=e.skill or state.get("skill"))
-            entry.update(action="re-recorded", after={"title": scrub(e.title), "text": scrub(e.text), "keywords": scrub.many(e.keywords)})
-        elif isinstance(e, MemoryItem.Reviewed):
-            entry.update(action="reviewed", verdict=e.verdict.value, reviewer=e.reviewer, note=scrub(e.note))
-        elif isinstance(e, MemoryItem.Edited):
-            after = {"title": scrub(e.title), "text": scrub(e.text), "keywords": scrub.many(state.get("keywords") or [])}
-            entry.update(
-                action="edited",
-                editor=e.editor,
-                before=None if before is None else {
-                    "title": scrub(before["title"]), "text": scrub(before["text"]), "keywords": scrub.many(before["keywords"] or [])
-                },
-                after=after,
-            )
-            state.update(title=e.title, text=e.text)
-            versions.append({"version": e.originator_version, "at": entry["at"], **after})
-        elif isinstance(e, (MemoryItem.Pinned, MemoryItem.Unpinned)):
-            entry.update(action="pinned" if isinstance(e, MemoryItem.Pinned) else "unpinned", editor=e.pinner)
-        elif isinstance(e, MemoryItem.ScopeChanged):
-            entry.update(action="scope changed", editor=e.editor, scope=e.scope, previous=e.previous)
-        else:  # pragma: no cover - future event types
-            entry.update(action=type(e).__name__.lower())
-        timeline.append({"kind": "item", **entry})
+    evidence: list[UUID] = sorted({s for e in own for s in (getattr(e, "evidence", ()) or ())}, key=str)  # Added and Revised
+    described = [_session(s, found) for s in evidence if (found := events_of(app, s))]
+    sessions = [s for s in described if readable_in(s.scope or "unknown", project)]
+    runs = [_run(r, events_of(app, r)) for r in sorted({e.consolidation_id for e in own if getattr(e, "consolidation_id", None)}, key=str)]
+    runs.sort(key=lambda r: r.started_at or "")
+    retired_by = sorted({e.tombstone_id for e in own if isinstance(e, MemoryItem.Retired) and e.tombstone_id}, key=str)
+    tombstones = [_tombstone(t, events_of(app, t)) for t in retired_by]
+    citing, cited = _citations(reads, item_id)
+    notes = []
+    for note_id in sorted({n for r in runs for n in r.notes_applied}):
+        recorded = next((e for e in events_of(app, UUID(note_id)) if isinstance(e, Note.Recorded)), None)
+        if recorded is not None:
+            notes.append(StoryNote(note_id, _iso(recorded.timestamp), recorded.intent, scrub(recorded.text)))
+    notes.sort(key=lambda n: n.at or "")
 
-    sessions: dict[str, dict[str, Any]] = {}
-    citations: list[dict[str, Any]] = []
-    tombstones: dict[str, dict[str, Any]] = {}
-    notes: list[dict[str, Any]] = []
-    runs: dict[str, dict[str, Any]] = {}
-    retired_by = {e.tombstone_id for e in own if isinstance(e, MemoryItem.Retired) and e.tombstone_id}
-    for _, e in log_events(app):
-        origin = e.originator_id
-        if isinstance(e, Session.Event) and origin in evidence:
-            s = sessions.setdefault(str(origin), {"session": str(origin), "extractions": [], "state": "enabled"})
-            if isinstance(e, (Session.Recorded, Session.Updated)):
-                f = e.facts
-                s.update(
-                    agent=f.source, native_id=f.native_id, path=f.path, cwd=f.cwd, scope=f.scope,
-                    started_at=_iso(f.started_at), updated_at=_iso(f.updated_at),
-                )
-            elif isinstance(e, Session.Extracted):
-                s["extractions"].append(
-                    {"at": _iso(e.timestamp), "model": e.model, "prompt_hash": e.prompt_hash, "content_hash": e.content_hash,
-                     "input_tokens": e.input_tokens, "output_tokens": e.output_tokens}
-                )
-            elif isinstance(e, Session.ExtractedNothing):
-                s["extractions"].append({"at": _iso(e.timestamp), "model": e.model, "nothing": True, "content_hash": e.content_hash})
-            elif isinstance(e, Session.ModeChanged):
-                s["state"] = e.mode.value
-            elif isinstance(e, Session.Pruned):
-                s["state"] = "pruned"
-            elif isinstance(e, Session.Deleted):
-                s["state"] = "deleted"
-        elif isinstance(e, Citation.Recorded) and item_id in e.item_ids:
-            citations.append({"at": _iso(e.cited_at), "source": e.source, "citing_session": e.citing_session})
-            timeline.append({"kind": "citation", "at": _iso(e.timestamp), "action": "cited", "source": e.source})
-        elif isinstance(e, Tombstone.Event) and (origin in retired_by or (isinstance(e, Tombstone.Suppressed) and e.subject == str(item_id))):
-            t = tombstones.setdefault(str(origin), {"tombstone": str(origin), "events": []})
-            t["events"].append({"at": _iso(e.timestamp), "event": type(e).__name__.lower(), "where": getattr(e, "where", None)})
-        elif isinstance(e, Consolidation.Event) and origin in consolidation_ids:
-            r = runs.setdefault(str(origin), {"consolidation": str(origin)})
-            if isinstance(e, Consolidation.Started):
-                r.update(started_at=_iso(e.timestamp), model=e.model)
-            elif isinstance(e, Consolidation.Completed):
-                r.update(ended_at=_iso(e.timestamp), status="completed", model=e.model, prompt_hash=e.prompt_hash)
-                r["notes_applied"] = [str(n) for n in e.notes_applied]
-        elif isinstance(e, Note.Recorded):
-            notes.append({"note": str(origin), "at": _iso(e.timestamp), "intent": e.intent, "text": scrub(e.text)})
-
-    elsewhere = [k for k, s in sessions.items() if not readable_in(s.get("scope") or "unknown", project)]
-    for key in elsewhere:
-        del sessions[key]
+    shown = {s.session: s for s in sessions}
     spans: list[Any] = []
     for e in own:  # the spans of the latest version that named them
         if isinstance(e, (MemoryItem.Added, MemoryItem.Rerecorded)) or (isinstance(e, MemoryItem.Revised) and e.spans is not None):
             spans = list(e.spans or ())
     span_list = [  # only in the sessions this reader may see described
-        {
-            "native_id": sessions[str(s.session_id)].get("native_id"),
-            "session_id": str(s.session_id),
-            "agent": sessions[str(s.session_id)].get("agent"),
-            "path": sessions[str(s.session_id)].get("path"),
-            "line": s.line,
-            "item": s.item,
-            "quote": scrub(s.quote),
-        }
+        StorySpan(
+            session_id=str(s.session_id), native_id=shown[str(s.session_id)].native_id, agent=shown[str(s.session_id)].agent,
+            path=shown[str(s.session_id)].path, line=s.line, item=s.item, quote=scrub(s.quote),
+        )
         for s in spans
-        if str(s.session_id) in sessions
+        if str(s.session_id) in shown
     ]
-    applied_notes = {n for r in runs.values() for n in r.get("notes_applied", [])}
-    notes = [n for n in notes if n["note"] in applied_notes]
-    for t in tombstones.values():
-        timeline.append({"kind": "tombstone", "at": t["events"][0]["at"], "action": "tombstone", "tombstone": t["tombstone"]})
-    timeline.sort(key=lambda x: (x["at"] or "", x.get("version") or 0))
+    timeline: list[TimelineEntry] = [*changes, *cited, *(Tombstoned(t.events[0].at, t.tombstone) for t in tombstones if t.events)]
+    timeline.sort(key=lambda x: (x.at or "", x.version if isinstance(x, ItemChange) else 0))
 
-    final = own[-1]
     status = "active"
     for e in own:
         if isinstance(e, MemoryItem.Retired):
@@ -235,41 +287,36 @@ def explain_item(app: MnemologApp, item_id: UUID, matcher: TombstoneMatcher, pro
             status = "invalidated"
     valid_to = next((e.valid_to for e in reversed(own) if isinstance(e, MemoryItem.Invalidated)), None)
     trust = next((e.verdict.value for e in reversed(own) if isinstance(e, MemoryItem.Reviewed)), added.trust.value)
-    scope = current_scope(own)
     pinned = next((isinstance(e, MemoryItem.Pinned) for e in reversed(own) if isinstance(e, (MemoryItem.Pinned, MemoryItem.Unpinned))), False)
-    return {
-        "item": str(item_id),
-        "kind": added.kind,
-        "scope": scope,
-        "task_group": scrub(added.task_group),
-        "now": {
-            "status": status,
-            "trust": trust,
-            "pinned": pinned,
-            "title": scrub(state.get("title")),
-            "text": scrub(state.get("text")),
-            "keywords": scrub.many(state.get("keywords") or []),
-            "valid_to": _iso(valid_to),
-            "version": final.originator_version,
-            **({"skill": shown_skill(state["skill"], matcher)} if state.get("skill") is not None else {}),  # skills only
-        },
-        "versions": versions,
-        "history": [t for t in timeline if t["kind"] == "item"],
-        "timeline": timeline,
-        "sessions": [sessions[k] for k in sorted(sessions)],
-        "spans": span_list,
-        "sessions_elsewhere": len(elsewhere),
-        "consolidations": [runs[k] for k in sorted(runs, key=lambda k: runs[k].get("started_at") or "")],
-        "citations": {"count": len(citations), "last": max((c["at"] for c in citations if c["at"]), default=None), "list": citations},
-        "tombstones": [tombstones[k] for k in sorted(tombstones)],
-        "notes": notes,
-    }
+    now = words or _Words()
+    return ItemStory(
+        item=str(item_id),
+        kind=added.kind,
+        scope=current_scope(own),
+        task_group=scrub(added.task_group),
+        now=ItemNow(
+            status=status, trust=trust, pinned=pinned, title=scrub(now.title), text=scrub(now.text), keywords=scrub.many(now.keywords),
+            valid_to=_iso(valid_to), version=own[-1].originator_version, skill=shown_skill(now.skill, matcher),
+        ),
+        versions=tuple(versions),
+        history=tuple(changes),
+        timeline=tuple(timeline),
+        sessions=tuple(sorted(sessions, key=lambda s: s.session)),
+        spans=tuple(span_list),
+        sessions_elsewhere=len(described) - len(sessions),
+        consolidations=tuple(runs),
+        citations=Citations(len(citing), max((c.at for c in citing if c.at), default=None), tuple(citing)),
+        tombstones=tuple(tombstones),
+        notes=tuple(notes),
+    )
 
 
-def find_items(app: MnemologApp, text: str, limit: int = 10, project: str | None = None) -> list[dict[str, Any]]:
+def find_items(app: MnemologApp, text: str, limit: int = 10, project: str | None = None) -> list[ItemMatch]:
     """Items whose current or past text shares the most words with ``text`` (best first).
 
-    ``project``: only items a reader in that project may read (its own and global ones).
+    Past texts live only in the log: this one read scans it (``explain WORDS``;
+    ``explain ID`` never does). ``project``: only items a reader in that
+    project may read (its own and global ones).
     """
     wanted = {t.text for t in tokens(text)}
     if not wanted:
@@ -286,5 +333,5 @@ def find_items(app: MnemologApp, text: str, limit: int = 10, project: str | None
             if score and score >= best.get(e.originator_id, (0, ""))[0]:
                 best[e.originator_id] = (score, _iso(e.timestamp) or "")
     best = {i: v for i, v in best.items() if readable_in(scopes.get(i, GLOBAL_SCOPE), project)}
-    ranked = sorted(best.items(), key=lambda kv: (-kv[1][0], kv[1][1]), reverse=False)
-    return [{"item": str(i), "matched_words": s, "of": len(wanted)} for i, (s, _) in ranked[:limit]]
+    ranked = sorted(best.items(), key=lambda kv: (-kv[1][0], kv[1][1]))
+    return [ItemMatch(str(i), s, len(wanted)) for i, (s, _) in ranked[:limit]]

@@ -219,10 +219,15 @@ def _item(rows: ViewRows, e: Any) -> None:
         )
         _set_evidence(rows, iid, e.evidence)
         _search_put(rows, iid, e.scope, e.kind, e.title, _searched(e.text, e.skill), e.keywords)
+        if e.consolidation_id:
+            rows.link("run_edits", (str(e.consolidation_id), iid))
         return
     row = rows.get("items", iid)
     if row is None:  # pragma: no cover - an item event always follows its Added
         return
+    run = getattr(e, "consolidation_id", None)  # Revised, Retired, Invalidated: the run that made them, if one did
+    if run:
+        rows.link("run_edits", (str(run), iid))
     values: dict[str, Any] = {"updated_at": at, "revision": int(row["revision"]) + 1}
     if isinstance(e, MemoryItem.Revised):
         values.update(
@@ -340,6 +345,8 @@ def _consolidation(rows: ViewRows, e: Any) -> None:
                 "status": "failed",
                 "ended_at": at,
                 "error": e.error,
+                **({"model": e.model} if e.model else {}),  # the model that failed, when it was not the one started with
+                **({"prompt_hash": e.prompt_hash} if e.prompt_hash else {}),
                 "overrides": js([o.model_dump(mode="json") for o in e.rejected]),
             },
         )
@@ -377,6 +384,7 @@ def _citation(rows: ViewRows, e: Citation.Recorded) -> None:
         _bump(rows, "session_usage", sid, at)
     for iid in sorted({str(i) for i in e.item_ids}):
         _bump(rows, "item_usage", iid, at)
+        rows.link("item_citations", (iid, str(e.originator_id), iso(e.timestamp)))
         # The count also lives on the item row, so context reads items in rank order from an index.
         cited = rows.get("items", iid)
         if cited is not None:

@@ -34,6 +34,10 @@ TABLES: dict[str, str] = {
     "item_serving": "item_id TEXT PRIMARY KEY, served_count INTEGER, last_served TEXT",
     "injections": "id TEXT PRIMARY KEY, session TEXT, project TEXT, surface TEXT, served_at TEXT, tokens INTEGER, items TEXT",
     "citations": "id TEXT PRIMARY KEY, citing_session TEXT, source TEXT, cited_at TEXT, items TEXT",
+    # Which citations name an item (explain reads an item's citations from here, not from the log).
+    "item_citations": "item_id TEXT, citation_id TEXT, recorded_at TEXT, PRIMARY KEY (item_id, citation_id)",
+    # Which items a run edited (audit reads those items' events, not the whole log).
+    "run_edits": "consolidation_id TEXT, item_id TEXT, PRIMARY KEY (consolidation_id, item_id)",
     "consolidations": """
         id TEXT PRIMARY KEY, status TEXT, started_at TEXT, ended_at TEXT, worker TEXT, model TEXT,
         selection TEXT, diff TEXT, added INTEGER, revised INTEGER, retired INTEGER,
@@ -155,6 +159,8 @@ def dump_order() -> dict[str, str]:
     order = {n: "1" for n in TABLES}
     order["item_evidence"] = "item_id, session_id"
     order["search_rows"] = "item_id"
+    order["item_citations"] = "item_id, citation_id"
+    order["run_edits"] = "consolidation_id, item_id"
     return order
 
 

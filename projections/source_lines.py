@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 from uuid import UUID
 
 from mnemolog.domain.application import MnemologApp
+from mnemolog.domain.history import SourceLine
 from mnemolog.domain.session import Session
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher
 from mnemolog.projections.explain import scrub_all
@@ -25,17 +25,6 @@ MAX_LINES = 3
 EXCERPT = 240
 # Words too common to tell one entry from another.
 COMMON = frozenset(["a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "is", "it", "of", "on", "or", "that", "the", "this", "to", "was", "were", "with", "you", "i"])
-
-
-@dataclass(frozen=True)
-class SourceLine:
-    """One transcript entry an item's words come from."""
-
-    entry: int  # its position in the session's transcript, from 1
-    kind: str  # user | assistant | tool_call | tool_output
-    tool: str | None
-    text: str  # an excerpt, forgotten values cut out
-    shared: int  # how many of the item's words it holds
 
 
 def _words(text: str) -> set[str]:

@@ -22,9 +22,11 @@ from mnemolog.projections.schema import TABLES, table
 from mnemolog.projections.search_words import count_changes
 from mnemolog.projections.sql import Sql
 
+# Link tables: rows only ever added (an item's citations, a run's edits), written with one insert per batch.
+LINKS = ("item_citations", "run_edits")
 # Tables written whole per item (the rules never read them back): the evidence links and the search rows;
 # and the per-scope counts, which only the flush changes.
-_PER_ITEM = ("item_evidence", "search_rows", "context_counts")
+_PER_ITEM = ("item_evidence", "search_rows", "context_counts", *LINKS)
 UNLISTED_RANK = 3  # the context_rank of a rejected item: context lists only items ranked below it
 _UNCOUNTED = {"context_tokens": None, "summary_tokens": None}  # the counts of an item no reader lists
 
@@ -89,10 +91,11 @@ class ViewRows:
         self._search_id: int | None = None
         self._listed_before: dict[str, str | None] = {}  # item id -> the scope listing it before this batch
         self._new_items: set[str] = set()  # items added in this batch: no evidence or search row of theirs is stored yet
+        self._links: dict[str, dict[tuple[Any, ...], None]] = {n: {} for n in LINKS}  # ordered sets of new rows
 
     def __len__(self) -> int:
         """How many rows are held (a rebuild flushes when this grows past its window)."""
-        return sum(len(r) for r in self._rows.values()) + len(self._evidence) + len(self._search)
+        return sum(len(r) for r in self._rows.values()) + len(self._evidence) + len(self._search) + sum(map(len, self._links.values()))
 
     def get(self, name: str, key: str) -> dict[str, Any] | None:
         """The row of ``name`` with this key as the batch has made it so far (None: no such row)."""
@@ -128,6 +131,10 @@ class ViewRows:
         """The item's evidence links become these sessions."""
         self._evidence[item_id] = session_ids
 
+    def link(self, name: str, values: tuple[Any, ...]) -> None:
+        """A row of a link table (its columns in order); one already stored is kept as it is."""
+        self._links[name][values] = None
+
     def search_put(self, item_id: str, values: tuple[Any, ...]) -> None:
         """The item's search row becomes ``values`` (scope, kind, title, text, keywords), as the newest row."""
         if self._search_id is None:
@@ -155,6 +162,13 @@ class ViewRows:
                 held = self._rows[name]
                 values = _values(name)
                 sql.many(_upsert(name), [values(row) for key in dirty if (row := held[key]) is not None])
+        for name, links in self._links.items():
+            if links:
+                cols = columns(name)
+                sql.many(
+                    f"INSERT INTO {table(name)} ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)}) ON CONFLICT DO NOTHING",
+                    list(links),
+                )
         evidence = table("item_evidence")
         new = self._new_items
         if self._evidence:
@@ -206,3 +220,5 @@ class ViewRows:
         self._search.clear()
         self._listed_before.clear()
         self._new_items.clear()
+        for links in self._links.values():
+            links.clear()

@@ -10,17 +10,14 @@ from starlette.routing import Route
 
 def consolidations(request: Request) -> Response:
     """GET /consolidations: the runs, newest first (``audit --since``)."""
-    from mnemolog.projections.audit import list_runs
-
     with opened(request) as s:
-        runs = list(reversed(list_runs(s.app)))
+        runs = list(reversed(s.history().runs()))
     return page(request, "consolidations.html", title="Consolidations", runs=runs)
 
 
 def consolidation(request: Request) -> Response:
     """GET /consolidations/{ref}: one run's audit, read from the log (``audit RUN``)."""
     from mnemolog.domain.ids import AmbiguousId, UnknownId, resolve_id
-    from mnemolog.projections.audit import audit_run
 
     reference = request.path_params["ref"]
     with opened(request) as s:
@@ -28,7 +25,7 @@ def consolidation(request: Request) -> Response:
             run_id = resolve_id(s.reads(), "runs", reference)
         except (UnknownId, AmbiguousId) as error:
             return not_found(request, str(error))
-        report = audit_run(s.app, run_id, s.matcher())
+        report = s.history().audit(run_id, s.matcher())
     if report is None:
         return not_found(request, f"no consolidation {reference}")
     return page(request, "consolidation.html", title=f"Consolidation {str(run_id)[:8]}", run=report)

@@ -49,8 +49,6 @@ def items(request: Request) -> Response:
 def item(request: Request) -> Response:
     """GET /items/{ref}: the item's story from the log (any unique id prefix names it)."""
     from mnemolog.domain.ids import AmbiguousId, UnknownId, resolve_id
-    from mnemolog.projections.explain import explain_item
-    from mnemolog.projections.source_lines import source_lines
 
     reference = request.path_params["ref"]
     with opened(request) as s:
@@ -60,20 +58,21 @@ def item(request: Request) -> Response:
         except (UnknownId, AmbiguousId) as error:
             return not_found(request, str(error))
         matcher = s.matcher()
-        story = explain_item(s.app, item_id, matcher)
+        history = s.history()
+        story = history.explain(item_id, matcher)
         scopes = known_scopes(reads)
         if story is None:
             return not_found(request, f"no item {reference}")
-        row = reads.item(item_id, story["scope"])
-        words = " ".join(filter(None, (story["now"]["title"], story["now"]["text"])))
-        spans = story.get("spans") or []  # line-level evidence, when consolidation recorded it
-        for session in story["sessions"]:
-            recorded = [span for span in spans if span.get("session_id") == session["session"]]
+        row = reads.item(item_id, story.scope)
+        words = " ".join(filter(None, (story.now.title, story.now.text)))
+        sources: dict[str, dict[str, Any]] = {}  # each session's lines the item came from
+        for session in story.sessions:
+            recorded = [span for span in story.spans if span.session_id == session.session]  # line-level evidence, when consolidation recorded it
             if recorded:
-                session["spans"] = recorded
+                sources[session.session] = {"spans": recorded}
             else:  # items recorded without spans: the entries that share the item's words
-                session["lines"] = source_lines(s.app, UUID(session["session"]), words, matcher)
-    return page(request, "item.html", title=f"Item {str(item_id)[:8]}", story=story, row=row, scopes=scopes)
+                sources[session.session] = {"lines": history.source_lines(UUID(session.session), words, matcher)}
+    return page(request, "item.html", title=f"Item {str(item_id)[:8]}", story=story, sources=sources, row=row, scopes=scopes)
 
 
 def routes() -> list[Route]:

@@ -19,8 +19,6 @@ def time_travel(request: Request) -> Response:
     """GET /time?mode=as_of|valid_at&at=TIME&project=P: the folder (and items) ``history`` renders for that moment."""
     from mnemolog.adapters.tokens import count_tokens
     from mnemolog.cli.options import parse_time
-    from mnemolog.projections import as_of
-    from mnemolog.projections.audit import list_runs
 
     params = request.query_params
     mode = params.get("mode") if params.get("mode") in MODES else "as_of"
@@ -30,7 +28,8 @@ def time_travel(request: Request) -> Response:
     problem = ""
     with opened(request) as s:
         scopes = known_scopes(s.reads())
-        runs = list(reversed(list_runs(s.app)))
+        history = s.history()
+        runs = list(reversed(history.runs()))
         if text:
             try:
                 at = parse_time(text)
@@ -39,11 +38,11 @@ def time_travel(request: Request) -> Response:
             else:
                 matcher = s.matcher()
                 if mode == "as_of":
-                    files = as_of.folder_as_of(s.app, at, matcher, count_tokens, project)
+                    files = history.folder_as_of(at, matcher, count_tokens, project)
                     items = None
                 else:
-                    items = as_of.items_valid_at(s.app, at, matcher, project)
-                    files = as_of.folder_valid_at(s.app, at, matcher, count_tokens, project)
+                    items = history.items_valid_at(at, matcher, project)
+                    files = history.folder_valid_at(at, matcher, count_tokens, project)
                 order = [n for n in SHOWN_FIRST if n in files] + sorted(n for n in files if n not in SHOWN_FIRST)
                 result = {"at": at, "files": [(n, files[n]) for n in order], "valid": items}
     return page(

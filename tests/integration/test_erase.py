@@ -12,7 +12,6 @@ from mnemolog.domain.memory_item import MemoryItem
 from mnemolog.domain.sealing import ERASED
 from mnemolog.domain.services.erase import erase_value
 from mnemolog.domain.services.forget import forget_value
-from mnemolog.projections.explain import explain_item
 from support.forgetting import API, SECRET, everything_an_agent_reads, start
 from support.postgres import find_postgres_bindir
 from support.stores import StoreFactory
@@ -75,8 +74,9 @@ def test_after_erase_rebuild_gives_the_same_views_and_explain_shows_erased(store
     again = store_factory()  # a fresh process replays the log with the keys that are left
     again.rebuild()
     assert again.reads().dump() == after
-    story = explain_item(again.app, item_id, again.matcher())
-    assert story is not None
+    found = again.history().explain(item_id, again.matcher())
+    assert found is not None
+    story = found.as_dict()
     added = story["history"][0]
     assert added["action"] == "added" and added["after"]["text"] == ERASED
     assert SECRET not in repr(story)
@@ -88,12 +88,14 @@ def test_a_long_lived_process_reads_the_erase_of_another_once_it_catches_up(stor
     item_id = start(store, tmp_path).value_items()[0]
     server = store_factory()
     server.catch_up()
-    assert SECRET in repr(explain_item(server.app, item_id, server.matcher()))  # its key now opened, in this process
+    assert SECRET in repr(server.history().explain(item_id, server.matcher()))  # its key now opened, in this process
 
     erase_value(store, SECRET, store.keys, store)  # another process (the user's terminal)
     server.catch_up()  # what the server does at each tool call
-    story = explain_item(server.app, item_id, server.matcher())
-    assert story is not None and story["history"][0]["after"]["text"] == ERASED
+    found = server.history().explain(item_id, server.matcher())
+    assert found is not None
+    story = found.as_dict()
+    assert story["history"][0]["after"]["text"] == ERASED
     assert SECRET not in repr(story)
 
 

@@ -10,8 +10,6 @@ from mnemolog.domain.citation import Citation
 from mnemolog.domain.plan import ConsolidationPlan, Edit
 from mnemolog.domain.services import forget as forgetting
 from mnemolog.domain.session import Session, session_id_for
-from mnemolog.projections.audit import audit_run, latest_run, list_runs
-from mnemolog.projections.explain import explain_item, find_items
 from support.consolidating import run_consolidation
 from support.forgetting import ALL, API, clean_memory
 from support.scripted_models import ScriptedConsolidator, ScriptedExtractor, handle_for
@@ -60,9 +58,10 @@ def test_explain_tells_an_items_story_in_order(store_factory, tmp_path: Path) ->
     r4 = _run(store, lambda req: ConsolidationPlan(edits=(_edit("invalidate", target=_mine(req), valid_from=ended),)))
     assert all(r.status == "completed" for r in (added, r2, r3, r4))
 
-    story = explain_item(store.app, item_id, store.matcher())
+    found = store.history().explain(item_id, store.matcher())
 
-    assert story is not None
+    assert found is not None
+    story = found.as_dict()
     assert story["item"] == str(item_id) and story["kind"] == "knowledge" and story["scope"] == API
     steps = [(h["action"], h["consolidation"]) for h in story["history"]]
     assert steps == [
@@ -90,7 +89,7 @@ def test_explain_tells_an_items_story_in_order(store_factory, tmp_path: Path) ->
     assert sessions[str(S1)]["extractions"][0]["model"] == "scripted-extractor"
     assert [c["consolidation"] for c in story["consolidations"]] == [str(r.consolidation_id) for r in (added, r2, r3, r4)]
     # TEXT finds the item through a past version too
-    assert find_items(store.app, "make test-all")[0]["item"] == str(item_id)
+    assert store.history().find_items("make test-all")[0].item == str(item_id)
 
 
 def test_explain_never_shows_a_forgotten_value(store_factory, tmp_path: Path) -> None:
@@ -98,8 +97,9 @@ def test_explain_never_shows_a_forgotten_value(store_factory, tmp_path: Path) ->
     _run(store, ConsolidationPlan(edits=(_edit("add", "Deploy with blue-falcon-42 on staging."),)))
     item_id = store.reads().active_items()[0].item_id
     forgetting.forget_value(store, "blue-falcon-42", "global")
-    story = explain_item(store.app, item_id, store.matcher())
-    assert story is not None and "falcon" not in str(story)
+    found = store.history().explain(item_id, store.matcher())
+    assert found is not None and "falcon" not in str(found)
+    story = found.as_dict()
     assert story["versions"][0]["text"] == "Deploy with [forgotten] on staging."
     assert story["now"]["status"] == "retired" and story["tombstones"]
 
@@ -119,9 +119,10 @@ def test_audit_shows_code_retirements_and_rejections_with_reasons(store_factory,
     )))
     assert second.status == "completed"
 
-    report = audit_run(store.app, second.consolidation_id, store.matcher())
+    found = store.history().audit(second.consolidation_id, store.matcher())
 
-    assert report is not None
+    assert found is not None
+    report = found.as_dict()
     assert report["status"] == "completed" and report["model"] == "scripted-consolidator" and report["prompt_hash"] == "scripted"
     assert report["input_tokens"] == 20 and report["output_tokens"] == 8
     assert report["inputs"]["removed"] == [str(S2)] and report["inputs"]["added"] == []
@@ -139,13 +140,15 @@ def test_audit_shows_code_retirements_and_rejections_with_reasons(store_factory,
         _edit("revise", V3, _mine(req)), _edit("add", "Exports stream CSV.", evidence=(S2,), title="CSV"),
     )))
     assert third.status == "completed" and third.revised == 1 and third.added == 0 and third.repaired
-    audited = audit_run(store.app, third.consolidation_id, store.matcher())
-    assert audited is not None and audited["status"] == "completed" and [e["op"] for e in audited["edits"]] == ["revise"]
+    third_audit = store.history().audit(third.consolidation_id, store.matcher())
+    assert third_audit is not None
+    audited = third_audit.as_dict()
+    assert audited["status"] == "completed" and [e["op"] for e in audited["edits"]] == ["revise"]
     assert [r["edit"] for r in audited["rejected"]] == [f"edit 2: add (knowledge, scope {API})"]
     assert audited["rejected"][0]["reason"].startswith("evidence names sessions that were not selected")
     assert [(r["round"], len(r["rejected"]), r["refused"]) for r in audited["rounds"]] == [(1, 1, False), (2, 1, False)]
     assert audited["repair"] == {"round": 2, "problems": [f"edit 2: add (knowledge, scope {API}): " + audited["rejected"][0]["reason"]]}
     assert audited["fallback"] is None
-    assert latest_run(store.app) == third.consolidation_id
-    assert [r["consolidation"] for r in list_runs(store.app)] == [str(r.consolidation_id) for r in (first, second, third)]
-    assert audit_run(store.app, UUID(int=1), store.matcher()) is None
+    assert store.history().latest_run() == third.consolidation_id
+    assert [r.consolidation for r in store.history().runs()] == [str(r.consolidation_id) for r in (first, second, third)]
+    assert store.history().audit(UUID(int=1), store.matcher()) is None

@@ -8,7 +8,6 @@ from pathlib import Path
 
 from mnemolog.adapters.tokens import count_tokens
 from mnemolog.domain.plan import ConsolidationPlan, Edit
-from mnemolog.projections.as_of import folder_as_of, items_valid_at
 from support.consolidating import rendered, run_consolidation
 from support.forgetting import API, start
 from support.scripted_models import ScriptedConsolidator, handle_for
@@ -39,11 +38,12 @@ def test_as_of_before_and_after_a_consolidation(store_factory, tmp_path: Path) -
     assert folder_before != folder_after
 
     matcher = store.matcher()
-    assert folder_as_of(store.app, before, matcher, count_tokens) == folder_before
-    assert folder_as_of(store.app, after, matcher, count_tokens) == folder_after
-    assert "ruff" not in folder_as_of(store.app, before, matcher, count_tokens)["MEMORY.md"]
+    history = store.history()
+    assert history.folder_as_of(before, matcher, count_tokens) == folder_before
+    assert history.folder_as_of(after, matcher, count_tokens) == folder_after
+    assert "ruff" not in history.folder_as_of(before, matcher, count_tokens)["MEMORY.md"]
 
     # valid time: the invalidated item was true before it ended, not after
-    csv_then = [i for i in items_valid_at(store.app, ended - timedelta(days=1), matcher) if "CSV" in i.title]
-    csv_later = [i for i in items_valid_at(store.app, ended + timedelta(days=1), matcher) if "CSV" in i.title]
+    csv_then = [i for i in history.items_valid_at(ended - timedelta(days=1), matcher) if "CSV" in i.title]
+    csv_later = [i for i in history.items_valid_at(ended + timedelta(days=1), matcher) if "CSV" in i.title]
     assert csv_then and not csv_later

@@ -124,3 +124,30 @@ def test_no_entrypoint_follows_the_log_by_hand() -> None:
     ]
     assert not offenders, "\n".join(offenders)
 
+# The store's log and views themselves (``Store.app``, ``Store.view``): entrypoints read through ports
+# (``reads()``, ``history()``, ``log_position()``); Starlette's ``request.app`` and an ASGI middleware's
+# ``self.app`` are other objects of the same name.
+NOT_A_STORE = {"request", "self"}
+
+
+def store_internals_used(path: Path) -> list[str]:
+    """``x.app`` / ``x.view`` in ``path`` where ``x`` is not a request or the middleware itself, as ``file:line: x.attr``."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    found = [
+        node for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute) and node.attr in ("app", "view")
+        and not (isinstance(node.value, ast.Name) and node.value.id in NOT_A_STORE)
+    ]
+    return [f"{path.name}:{node.lineno}: {ast.unparse(node)}" for node in sorted(found, key=lambda n: (n.lineno, n.col_offset))]
+
+
+def test_entrypoints_never_reach_into_the_store() -> None:
+    offenders = [found for path in sources("cli") for found in store_internals_used(path)]
+    assert not offenders, "read through s.reads() / s.history() / s.log_position(), not the log or views:\n" + "\n".join(offenders)
+
+
+def test_the_check_catches_a_reach_into_the_store(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text("with store() as s:\n    n = s.app.max_notification_id()\n    story = explain(opened.app, 1)\n    p = s.view.position('x')\n"
+                   "state = request.app.state\n")
+    assert [line.split(": ", 1)[1] for line in store_internals_used(bad)] == ["s.app", "opened.app", "s.view"]

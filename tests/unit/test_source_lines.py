@@ -10,7 +10,6 @@ from mnemolog.adapters.settings import Settings
 from mnemolog.domain.services.forget import forget_value
 from mnemolog.domain.session import Session, SessionFacts
 from mnemolog.domain.transcript import ItemKind, TranscriptItem
-from mnemolog.projections.source_lines import source_lines
 
 API = "git:github.com/acme/api"
 WHEN = datetime(2026, 10, 20, tzinfo=UTC)
@@ -39,11 +38,11 @@ def test_the_entries_with_the_items_rarest_words_come_in_session_order(tmp_path:
     store = open_memory_store(Settings(home=tmp_path / "home"))
     session = _session(store, ENTRIES)
 
-    lines = source_lines(store.app, session.id, "Run the retry test with pytest -p no:randomly in /home/dev/api", store.matcher(), limit=2)
+    lines = store.history().source_lines(session.id, "Run the retry test with pytest -p no:randomly in /home/dev/api", store.matcher(), limit=2)
 
     assert [line.entry for line in lines] == [3, 5]  # the path is in every entry: it tells none apart
     assert lines[0].kind == "tool_call" and lines[0].tool == "shell" and "no:randomly" in lines[0].text
-    assert source_lines(store.app, session.id, "the and of", store.matcher()) == []
+    assert store.history().source_lines(session.id, "the and of", store.matcher()) == []
 
 
 def test_excerpts_are_scrubbed_and_a_deleted_session_shows_none(tmp_path: Path) -> None:
@@ -51,10 +50,10 @@ def test_excerpts_are_scrubbed_and_a_deleted_session_shows_none(tmp_path: Path) 
     session = _session(store, ENTRIES)
     forget_value(store, "sk-blue-falcon", "global")
 
-    lines = source_lines(store.app, session.id, "retry test passes with no:randomly", store.matcher())
+    lines = store.history().source_lines(session.id, "retry test passes with no:randomly", store.matcher())
     assert lines and all("blue-falcon" not in line.text for line in lines)
 
     gone: Session = store.app.repository.get(session.id)
     gone.delete("test")
     store.app.save_all(gone)
-    assert source_lines(store.app, session.id, "retry test passes with no:randomly", store.matcher()) == []
+    assert store.history().source_lines(session.id, "retry test passes with no:randomly", store.matcher()) == []

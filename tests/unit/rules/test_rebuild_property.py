@@ -344,7 +344,7 @@ def test_the_commands_reach_every_view_table() -> None:
     """The generator is not idle: one scripted sequence fills every table the dump compares."""
     world = World(open_memory_store(SETTINGS))
     script = [("session", 0, 0), ("session", 1, 0), ("extract", 0, 0), ("add", 0, 1), ("note", 0, 0),
-              ("tombstone", 0, 0), ("cite", 0, 0), ("run", 0, 2), ("complete", 0, 0), ("serve", 0, 0)]  # fmt: skip
+              ("tombstone", 0, 0), ("cite", 0, 0), ("run", 0, 2), ("add", 1, 1), ("complete", 0, 0), ("serve", 0, 0)]  # fmt: skip
     try:
         for op, a, b in script:
             step(world, op, a, b)

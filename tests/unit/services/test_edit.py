@@ -16,7 +16,6 @@ from mnemolog.domain.services.edit import (
 )
 from mnemolog.domain.services.forget import forget_value
 from mnemolog.domain.services.read import context
-from mnemolog.projections.explain import explain_item
 from support.memory import item, save
 
 API = "git:example.com/acme/api"
@@ -54,7 +53,9 @@ def test_an_edit_is_an_event_the_views_search_and_explain_show(memory_store: Sto
     assert row is not None and row.text == "Run `make lint-fast` before pushing." and row.revision == 2
     assert row.edited_by_user  # later runs keep these words (the consolidator sees it)
     assert [h.item.item_id for h in reads.search("lint-fast", API, None, 5)] == [item_id]
-    story = explain_item(store.app, item_id, store.matcher())
+    found = store.history().explain(item_id, store.matcher())
+    assert found is not None
+    story = found.as_dict()
     assert story is not None
     edited = [h for h in story["history"] if h["action"] == "edited"]
     assert edited[0]["before"]["text"] == "Run make lint before pushing."
@@ -100,7 +101,9 @@ def test_pinned_items_come_first_in_context_and_unpinning_is_an_event_too(memory
     assert pin_item(store, UUID(proposed), pinned=False).changed
     kinds = [type(e).__name__ for e in events(store, UUID(proposed))]
     assert kinds == ["Added", "Pinned", "Unpinned"]
-    story = explain_item(store.app, UUID(proposed), store.matcher())
+    found = store.history().explain(UUID(proposed), store.matcher())
+    assert found is not None
+    story = found.as_dict()
     assert story is not None and [h["action"] for h in story["history"]] == ["added", "pinned", "unpinned"]
     assert story["now"]["pinned"] is False
 
@@ -118,7 +121,9 @@ def test_a_scope_change_moves_the_item_between_projects_and_the_user(memory_stor
     assert [h.item.item_id for h in store.reads().search("commits", WEB, None, 5)] == [item_id]
     back = change_scope(store, item_id, API)
     assert back.previous == "global" and store.reads().item(item_id, WEB) is None
-    story = explain_item(store.app, item_id, store.matcher())
+    found = store.history().explain(item_id, store.matcher())
+    assert found is not None
+    story = found.as_dict()
     assert story is not None and story["scope"] == API
     assert [(h["previous"], h["scope"]) for h in story["history"] if h["action"] == "scope changed"] == [(API, "global"), ("global", API)]
     with pytest.raises(EditRefused, match="not a scope"):
