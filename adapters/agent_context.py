@@ -16,7 +16,7 @@ from mnemolog.domain.services import injections, read
 from mnemolog.prompts import load_prompt, render
 
 if TYPE_CHECKING:
-    from mnemolog.adapters.bootstrap import Store
+    from mnemolog.adapters.store import Store
 
 # How each agent reaches the tools and cites, for the short instructions of the SessionStart hook.
 _HOOK_WORDING = {

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 from mnemolog.adapters.agent_config_files import FileEdit, read_bytes, write_atomically
 
 if TYPE_CHECKING:
-    from mnemolog.adapters.bootstrap import Store
+    from mnemolog.adapters.store import Store
 
 MARKER = ".mnemolog-skill"
 MARKER_TEXT = (

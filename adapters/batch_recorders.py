@@ -15,7 +15,7 @@ batch is written:
   states)`` over four plain arrays, which psycopg adapts without a Python
   object per event.
 
-bootstrap selects them through the library's ``APPLICATION_RECORDER_TOPIC``; the PostgreSQL one
+``adapters.store`` selects them through the library's ``APPLICATION_RECORDER_TOPIC``; the PostgreSQL one
 lives in ``batch_postgres_recorder`` (psycopg is imported only for PostgreSQL stores).
 """
 

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from mnemolog.adapters.bootstrap import Store
     from mnemolog.adapters.models import StreamProgress
     from mnemolog.adapters.note_files import NoteFolder
     from mnemolog.adapters.settings import Settings
+    from mnemolog.adapters.store import Store
     from mnemolog.adapters.tokens import CachedTokenizer
     from mnemolog.domain.eligibility import EligibilityPolicy
     from mnemolog.domain.ports import Consolidator, Extractor, Redactor, ScopeLookup, SessionSource
@@ -86,7 +86,7 @@ class Ports:
     @cached_property
     def tokenizer(self) -> CachedTokenizer:
         """The o200k tokenizer, its counts of repeated texts remembered in the home folder."""
-        from mnemolog.adapters.bootstrap import TOKEN_COUNTS
+        from mnemolog.adapters.store_files import TOKEN_COUNTS
         from mnemolog.adapters.tokens import CachedTokenizer
 
         return CachedTokenizer(self.settings.home / TOKEN_COUNTS)

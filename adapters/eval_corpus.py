@@ -25,10 +25,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from mnemolog.adapters.bootstrap import Store, open_store
 from mnemolog.adapters.note_files import NOTES_DIR
 from mnemolog.adapters.scope import folder_scope
 from mnemolog.adapters.settings import Settings, load_settings
+from mnemolog.adapters.store import Store, open_store
 from mnemolog.domain.evaluation import Expectations
 from mnemolog.domain.services.evaluate import EvalCorpus
 from pydantic import ValidationError

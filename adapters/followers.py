@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from mnemolog.adapters.bootstrap import Store
+    from mnemolog.adapters.store import Store
 
 
 @dataclass(frozen=True)

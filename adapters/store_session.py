@@ -16,9 +16,9 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from mnemolog.adapters.bootstrap import Store
     from mnemolog.adapters.followers import Followed
     from mnemolog.adapters.settings import Settings
+    from mnemolog.adapters.store import Store
 
 
 @contextmanager
@@ -43,8 +43,8 @@ def begin(
     settings: Settings | None = None, *, catch_up: bool = True, opener: Callable[[Settings], Store] | None = None
 ) -> Store:
     """Open the store for a session and bring its views to the end of the log (what other processes wrote)."""
-    from mnemolog.adapters.bootstrap import open_store
     from mnemolog.adapters.settings import load_settings
+    from mnemolog.adapters.store import open_store
 
     opened = (opener or open_store)(settings or load_settings())
     try:

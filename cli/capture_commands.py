@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from mnemolog.cli.context import store
+from mnemolog.cli.command_store import store
 from mnemolog.cli.output import Exit, PhaseDisplay, UserError, console, emit_json, errors
 
 LOG_NAME = "capture.log"

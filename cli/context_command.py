@@ -16,10 +16,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from mnemolog.cli.context import project_of, store
+from mnemolog.cli.command_store import project_of, store
 from mnemolog.cli.output import Exit, UserError, emit_json, errors
 
-# The options of `context` (read_commands.context): flags, and those taking a value, by parameter.
+# The options of `context` (memory_commands.context): flags, and those taking a value, by parameter.
 _FLAGS = {"--hook": "hook", "--json": "json_out"}
 _VALUES = {"--cwd": "cwd", "--project": "project_key", "--agent": "agent", "--budget": "budget", "--session": "session"}
 
@@ -76,7 +76,7 @@ def context(
     session: str | None,
     json_out: bool,
 ) -> None:
-    """What an agent receives when a session starts, printed (see ``read_commands.context`` for the options)."""
+    """What an agent receives when a session starts, printed (see ``memory_commands.context`` for the options)."""
     from mnemolog.adapters.agent_context import context_for
 
     if agent is not None and agent not in ("codex", "claude-code"):

@@ -9,7 +9,7 @@ from uuid import UUID
 
 import typer
 from mnemolog.cli import options
-from mnemolog.cli.context import store
+from mnemolog.cli.command_store import store
 from mnemolog.cli.options import parse_since, parse_time
 from mnemolog.cli.output import Exit, UserError, console, emit_json
 
@@ -127,7 +127,7 @@ def explain(
     """
     from dataclasses import replace
 
-    from mnemolog.cli.read_commands import _scope
+    from mnemolog.cli.memory_commands import _scope
     from rich.markup import escape
 
     project = _scope(cwd, project_key)

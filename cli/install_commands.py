@@ -95,7 +95,7 @@ def _install(target: Any, dry_run: bool, codex: Path | None, no_trust: bool) -> 
 def _install_skills(target: Any, dry_run: bool, in_repo: bool) -> dict[str, Any]:
     """The user-wide skills into the agent's user skill folder, and (Claude Code) how the hook treats project skills."""
     from mnemolog.adapters.agent_skills import SETTINGS_KEY, apply_sync, plan_sync, user_wide_skills
-    from mnemolog.cli.context import store
+    from mnemolog.cli.command_store import store
 
     folder = target.home / "skills"
     with store() as s:

@@ -7,7 +7,7 @@ from typing import Any
 
 import typer
 from mnemolog.cli import options
-from mnemolog.cli.context import store
+from mnemolog.cli.command_store import store
 from mnemolog.cli.output import Exit, UserError, console, emit_json
 
 WHATS = ("items", "sessions", "notes", "tombstones", "runs")

@@ -20,8 +20,8 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from mnemolog.adapters.agent_context import context_for, memory_folder
-from mnemolog.adapters.bootstrap import Store
 from mnemolog.adapters.scope import scope_for_cwd
+from mnemolog.adapters.store import Store
 from mnemolog.adapters.tokens import TOKENIZER
 from mnemolog.domain.services import cite
 from mnemolog.domain.services.injections import served_file, served_item, served_search
@@ -239,7 +239,7 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
 
 def run_stdio(cwd: str | None = None) -> None:
     """Serve the tools over stdio until the client disconnects."""
-    from mnemolog.adapters.bootstrap import open_store
+    from mnemolog.adapters.store import open_store
 
     folder = str(Path(cwd).expanduser().resolve()) if cwd else str(Path.cwd())
     server, close = build_server(open_store, folder)  # open_store reads the configured settings

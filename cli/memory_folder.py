@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from mnemolog.cli.output import UserError
 
 if TYPE_CHECKING:
-    from mnemolog.adapters.bootstrap import Store
+    from mnemolog.adapters.store import Store
 
 
 def write_memory_folder(store: Store, out: Path, project: str | None = None) -> list[str]:

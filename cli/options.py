@@ -9,8 +9,8 @@ from uuid import UUID
 
 import typer
 
-# The commands call options.project_of; it lives in cli.context, which the SessionStart hook imports without typer.
-from mnemolog.cli.context import project_of as project_of
+# The commands call options.project_of; it lives in cli.command_store, which the SessionStart hook imports without typer.
+from mnemolog.cli.command_store import project_of as project_of
 from mnemolog.cli.output import Exit, UserError
 
 CWD = typer.Option(None, "--cwd", help="The working folder whose project is read (default: the current folder).")

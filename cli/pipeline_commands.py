@@ -7,12 +7,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
-from mnemolog.cli.context import store
+from mnemolog.cli.command_store import store
 from mnemolog.cli.options import parse_since
 from mnemolog.cli.output import Exit, PhaseDisplay, console, emit_json, errors, progress_bar
 
 if TYPE_CHECKING:
-    from mnemolog.adapters.bootstrap import Store
+    from mnemolog.adapters.store import Store
     from mnemolog.domain.services import extract as extract_service
     from mnemolog.domain.services import ingest as ingest_service
     from mnemolog.domain.services.consolidate import ConsolidationReport

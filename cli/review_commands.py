@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 from mnemolog.cli import options
-from mnemolog.cli.context import store
+from mnemolog.cli.command_store import store
 from mnemolog.cli.output import Exit, UserError, console, emit_json
 
 

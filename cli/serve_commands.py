@@ -20,7 +20,7 @@ def serve(
     import webbrowser
 
     import uvicorn
-    from mnemolog.cli.context import store
+    from mnemolog.cli.command_store import store
     from mnemolog.cli.web.app import create_app
     from mnemolog.cli.web.security import Access, BindRefused, check_bind, is_loopback
 

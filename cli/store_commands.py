@@ -6,7 +6,7 @@ import contextlib
 from dataclasses import asdict
 
 import typer
-from mnemolog.cli.context import store
+from mnemolog.cli.command_store import store
 from mnemolog.cli.output import console, emit_json
 
 JSON = typer.Option(False, "--json", help="Print JSON instead of a table.")

@@ -1,7 +1,7 @@
 """The read port: every query the services, the CLI and the MCP server make, as typed methods.
 
 One typed interface per view (sessions, items, notes, consolidations,
-tombstones), joined in ``MemoryReads``; ``projections.reads`` implements it over
+tombstones), joined in ``MemoryReads``; ``projections.view_reads`` implements it over
 the view tables on SQLite and PostgreSQL. Nothing outside ``projections/``
 writes SQL or names a view table. Every method returns what the views hold
 now: a service that must see its own writes asks its unit of work for the

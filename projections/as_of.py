@@ -24,8 +24,8 @@ from mnemolog.domain.tombstone_matcher import TombstoneMatcher
 from mnemolog.projections.folder_model import FolderModel, without_forgotten
 from mnemolog.projections.log_reader import log_events
 from mnemolog.projections.markdown_folder import render_folder
-from mnemolog.projections.reads import ViewReads, item_row
 from mnemolog.projections.schema import table
+from mnemolog.projections.view_reads import ViewReads, item_row
 from mnemolog.projections.view_store import MemoryView, open_sqlite_view
 
 BATCH = 500

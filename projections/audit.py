@@ -38,8 +38,8 @@ from mnemolog.domain.plan import GLOBAL_SCOPE
 from mnemolog.domain.skill import Skill
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher
 from mnemolog.projections.explain import events_of, readable_in, scrub_all, shown_skill
-from mnemolog.projections.reads import ViewReads
 from mnemolog.projections.schema import table
+from mnemolog.projections.view_reads import ViewReads
 
 
 def _iso(value: datetime | None) -> str | None:

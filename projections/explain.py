@@ -48,8 +48,8 @@ from mnemolog.domain.session import Session
 from mnemolog.domain.skill import Skill, skill_texts
 from mnemolog.domain.tombstone_matcher import EVERY_PROJECT, TombstoneMatcher, tokens
 from mnemolog.projections.log_reader import log_events
-from mnemolog.projections.reads import ViewReads
 from mnemolog.projections.schema import table
+from mnemolog.projections.view_reads import ViewReads
 
 
 def _iso(value: datetime | None) -> str | None:

@@ -35,7 +35,7 @@ from mnemolog.domain.history import (
 )
 from mnemolog.domain.reads import ItemRow
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher
-from mnemolog.projections.reads import ViewReads
+from mnemolog.projections.view_reads import ViewReads
 
 
 class LogHistory:

@@ -290,7 +290,7 @@ def context_line_tokens(count_tokens: Callable[[str], int]) -> Callable[[dict[st
     """
     from mnemolog.domain.services.read import context_line
     from mnemolog.projections.markdown_folder import summary_line
-    from mnemolog.projections.reads import shown_item_row
+    from mnemolog.projections.view_reads import shown_item_row
 
     def tokens(row: dict[str, Any]) -> dict[str, int]:
         shown = shown_item_row(row)

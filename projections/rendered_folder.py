@@ -11,7 +11,7 @@ from collections.abc import Callable, Collection, Iterable
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher
 from mnemolog.projections.folder_model import without_forgotten
 from mnemolog.projections.markdown_folder import folder_parts, render_folder, render_skills
-from mnemolog.projections.reads import ViewReads
+from mnemolog.projections.view_reads import ViewReads
 
 
 def folder_files(

@@ -71,7 +71,7 @@ class ViewMixin:
 
     dialect: str
     datastore: Any
-    # Counts context lines as items are projected (bootstrap gives the o200k counter; None: not counted).
+    # Counts context lines as items are projected (the store gives the o200k counter; None: not counted).
     count_tokens: Callable[[str], int] | None = None
     replayed_on_open: tuple[int, int] | None = None  # (events replayed, position) when open_views rebuilt
 

@@ -1,7 +1,7 @@
 """The web application: its routes, the access rules in front of them, and the store each request opens.
 
 Every page is an entrypoint like a CLI command: it parses the request, opens
-the store (``cli.context.store``: caught up with what other processes wrote),
+the store (``cli.command_store.store``: caught up with what other processes wrote),
 calls one service or read, and renders. Writes are POSTs that redirect back
 (303) to the page, which then shows the change; the request's store session
 brings the memory folder and skills in step as a CLI command's does
@@ -34,7 +34,7 @@ from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
 if TYPE_CHECKING:
-    from mnemolog.adapters.bootstrap import Store
+    from mnemolog.adapters.store import Store
 
 StoreOpener = Callable[[], AbstractContextManager["Store"]]
 
@@ -45,7 +45,7 @@ def _user_error(request: Request, error: Exception) -> Response:
 
 def create_app(access: Access, open_store: StoreOpener | None = None) -> Starlette:
     """The page's ASGI app; ``open_store`` opens the store for one request (default: the configured one)."""
-    from mnemolog.cli.context import store
+    from mnemolog.cli.command_store import store
 
     routes = [
         *projects_page.routes(),

@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse
 
 if TYPE_CHECKING:
-    from mnemolog.adapters.bootstrap import Store
+    from mnemolog.adapters.store import Store
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = HERE / "templates"

@@ -1,6 +1,6 @@
 """The unit of work every service runs in: the log to write, the views to read, the clock.
 
-``adapters.bootstrap.Store`` is the real one; tests may use it over an
+``adapters.store.Store`` is the real one; tests may use it over an
 in-memory log. Read-your-writes is one rule: a service writes through
 ``app`` (each save returns the notification id it wrote) and, when it needs
 to read what it wrote, asks ``reads()``, which waits for the views to reach

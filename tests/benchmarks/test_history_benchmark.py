@@ -17,8 +17,8 @@ from pathlib import Path
 from uuid import UUID
 
 import pytest
-from mnemolog.adapters.bootstrap import Store, open_store
 from mnemolog.adapters.settings import Settings
+from mnemolog.adapters.store import Store, open_store
 from mnemolog.projections.log_reader import log_events
 from support.bench import SCALES, fresh_database, ms, report, timed
 from support.bench_items import item_texts

@@ -19,8 +19,8 @@ import time
 from pathlib import Path
 
 import pytest
-from mnemolog.adapters.bootstrap import open_store
 from mnemolog.adapters.settings import Settings
+from mnemolog.adapters.store import open_store
 from support.cli import MNEMOLOG, compiled_env
 from support.memory import git_project, item
 

@@ -16,8 +16,8 @@ import uuid
 from pathlib import Path
 
 import pytest
-from mnemolog.adapters.bootstrap import open_store
 from mnemolog.adapters.settings import Settings
+from mnemolog.adapters.store import open_store
 from mnemolog.domain.eligibility import EligibilityPolicy
 from mnemolog.domain.services.ingest import ingest
 from support.bench import SCALES, ratios, report, spread, timed

@@ -19,8 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from mnemolog.adapters.bootstrap import Store, open_store
 from mnemolog.adapters.settings import Settings
+from mnemolog.adapters.store import Store, open_store
 from support.bench import (
     SCALES,
     fresh_database,
@@ -42,7 +42,7 @@ from support.bench_items import (
     write_grep_file,
     write_grep_folder,
 )
-from support.reads import context_for, search
+from support.reading import context_for, search
 
 SIZES = {"ci": (300, 1_500), "full": (10_000, 100_000)}
 ROUNDS = {"ci": 3, "full": 7}
@@ -175,7 +175,7 @@ def test_search_against_grep(stores: Stores, scale: str, backend: str, request: 
 _RENDER = """
 import resource, sys, time
 from pathlib import Path
-from mnemolog.adapters.bootstrap import open_store
+from mnemolog.adapters.store import open_store
 from mnemolog.adapters.settings import Settings
 from mnemolog.cli.memory_folder import write_memory_folder
 store = open_store(Settings(home=Path(sys.argv[1])))

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mnemolog.adapters.bootstrap import Store, open_store
 from mnemolog.adapters.settings import Settings
+from mnemolog.adapters.store import Store, open_store
 from mnemolog.domain.memory_item import MemoryItem
 from support.bench import SCALES, fresh_database, interleaved, ratios, report, spread, timed
 from support.bench_items import item_texts

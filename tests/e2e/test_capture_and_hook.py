@@ -86,9 +86,9 @@ def test_a_capture_that_finds_another_consolidation_running_waits_for_it_then_co
     from datetime import timedelta
     from uuid import uuid4
 
-    from mnemolog.adapters.bootstrap import open_store
     from mnemolog.adapters.processes import worker_name
     from mnemolog.adapters.settings import Settings
+    from mnemolog.adapters.store import open_store
     from mnemolog.domain.consolidation import PhaseTwoLease
     from mnemolog.domain.services.notes import add_note
 

@@ -61,7 +61,7 @@ def test_eight_commands_on_a_new_store(tmp_path: Path, database_url: str | None)
 
 _OPEN = """
 import sys, time
-from mnemolog.adapters.bootstrap import StoreError, open_store
+from mnemolog.adapters.store import StoreError, open_store
 from mnemolog.adapters.settings import Settings
 at = float(sys.argv[3])
 while time.time() < at:

@@ -55,7 +55,7 @@ def test_what_command_modules_import_at_top_level_is_cheap() -> None:
     # typer and these modules; services, adapters, projections, the domain and
     # rich are imported inside the command functions (so `mnemolog X --help`
     # and the other commands of a module do not pay for them).
-    shared = ("mnemolog.cli.output", "mnemolog.cli.options", "mnemolog.cli.context")
+    shared = ("mnemolog.cli.output", "mnemolog.cli.options", "mnemolog.cli.command_store")
     code = f"import sys, {', '.join(shared)}; print('\\n'.join(sys.modules))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     modules = set(done.stdout.split())

@@ -17,8 +17,8 @@ from support.forgetting import SECRET, Quoted, quoted
 
 @pytest.fixture
 def home(tmp_path: Path) -> tuple[dict[str, str], Quoted]:
-    from mnemolog.adapters.bootstrap import open_store
     from mnemolog.adapters.settings import Settings
+    from mnemolog.adapters.store import open_store
     from support.stores import FixedClock
 
     store = open_store(Settings(home=tmp_path / "home"), clock=FixedClock())

@@ -17,8 +17,8 @@ import uuid
 from pathlib import Path
 
 import pytest
-from mnemolog.adapters.bootstrap import open_store
 from mnemolog.adapters.settings import Settings
+from mnemolog.adapters.store import open_store
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher, TombstoneRule, fingerprint
 from support.cli import run_cli
 

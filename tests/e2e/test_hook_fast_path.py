@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from mnemolog.adapters.bootstrap import open_store
 from mnemolog.adapters.settings import Settings
+from mnemolog.adapters.store import open_store
 from mnemolog.cli.context_command import hook_arguments
 from support.cli import MNEMOLOG, run_cli
 from support.memory import git_project, item, save

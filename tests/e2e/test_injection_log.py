@@ -12,8 +12,8 @@ from typing import Any
 import anyio
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
-from mnemolog.adapters.bootstrap import open_store
 from mnemolog.adapters.settings import Settings
+from mnemolog.adapters.store import open_store
 from mnemolog.domain.memory_item import Trust
 from support.cli import run_cli
 from support.memory import git_project, item, save

@@ -13,9 +13,9 @@ import os
 from pathlib import Path
 
 import pytest
-from mnemolog.adapters.bootstrap import open_store
 from mnemolog.adapters.session_files import display_path
 from mnemolog.adapters.settings import Settings
+from mnemolog.adapters.store import open_store
 from support.cli import Result, spawn_cli
 from support.malformed_corpus import (
     CASES,

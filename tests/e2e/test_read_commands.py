@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from mnemolog.adapters.bootstrap import open_store
 from mnemolog.adapters.settings import Settings
+from mnemolog.adapters.store import open_store
 from mnemolog.adapters.tokens import count_tokens
 from mnemolog.domain.memory_item import Trust
 from support.cli import run_cli
@@ -89,7 +89,7 @@ def test_the_documented_session_start_hook_prints_the_context_of_the_session_pro
 
 
 def pending_notes(home: Path) -> list[tuple[str, str, str]]:
-    from mnemolog.projections.reads import ViewReads
+    from mnemolog.projections.view_reads import ViewReads
 
     store = open_store(Settings(home=home))
     try:
@@ -154,8 +154,8 @@ def test_codex_notes_files_are_imported_once(world: dict, tmp_path: Path) -> Non
 
 
 def test_reads_by_project_key_from_anywhere(tmp_path: Path) -> None:
-    from mnemolog.adapters.bootstrap import open_store
     from mnemolog.adapters.settings import Settings
+    from mnemolog.adapters.store import open_store
     from support.memory import item, save
 
     home = tmp_path / "home"

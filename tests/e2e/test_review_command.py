@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mnemolog.adapters.bootstrap import open_store
 from mnemolog.adapters.settings import Settings
+from mnemolog.adapters.store import open_store
 from support.cli import run_cli
 from support.memory import item, save
 

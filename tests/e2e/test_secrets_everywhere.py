@@ -15,8 +15,8 @@ import json
 from pathlib import Path
 
 import pytest
-from mnemolog.adapters.bootstrap import open_store
 from mnemolog.adapters.settings import Settings
+from mnemolog.adapters.store import open_store
 from support.cli import run_cli
 from support.secrets_corpus import LOCATIONS, corpus_values, placements, write_planted_sessions
 

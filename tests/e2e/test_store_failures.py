@@ -8,8 +8,8 @@ from pathlib import Path
 from uuid import UUID
 
 import pytest
-from mnemolog.adapters.bootstrap import open_store
 from mnemolog.adapters.settings import Settings
+from mnemolog.adapters.store import open_store
 from mnemolog.domain.consolidation import PhaseTwoLease
 from support.cli import run_cli
 from support.crash_runs import write_sessions

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mnemolog.adapters.bootstrap import open_store
 from mnemolog.adapters.settings import Settings
+from mnemolog.adapters.store import open_store
 from mnemolog.domain.services.forget import forget_value
 from mnemolog.domain.services.notes import add_note
 from support.cli import run_cli

@@ -28,7 +28,7 @@ from support.forgetting import (
     everything_an_agent_reads,
     start,
 )
-from support.reads import context_for, memory_folder, search, show
+from support.reading import context_for, memory_folder, search, show
 from support.session_pipeline import ingest_files
 from support.stores import FixedClock
 

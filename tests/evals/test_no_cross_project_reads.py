@@ -19,15 +19,15 @@ from uuid import UUID
 import anyio
 import pytest
 from mcp.client import Client
-from mnemolog.adapters.bootstrap import Store
 from mnemolog.adapters.scope import scope_for_cwd
+from mnemolog.adapters.store import Store
 from mnemolog.cli.mcp_server import build_server
 from mnemolog.domain.memory_item import Trust
 from mnemolog.domain.services.cite import save_citation
 from mnemolog.domain.services.read import KINDS, hit_dict, memory_file
 from support.cli import run_cli
 from support.memory import extracted_session, git_project, item, save
-from support.reads import context_for, memory_folder, search, search_ids, show
+from support.reading import context_for, memory_folder, search, search_ids, show
 from support.sessions import thread_id
 from support.stores import FixedClock, StoreFactory
 

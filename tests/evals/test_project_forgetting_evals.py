@@ -20,8 +20,8 @@ from uuid import UUID
 
 import anyio
 from mcp.client import Client
-from mnemolog.adapters.bootstrap import Store
 from mnemolog.adapters.scope import scope_for_cwd
+from mnemolog.adapters.store import Store
 from mnemolog.cli.mcp_server import build_server
 from mnemolog.domain.memory_item import MemoryItem
 from mnemolog.domain.plan import ConsolidationPlan, Edit
@@ -31,7 +31,7 @@ from support.cli import run_cli
 from support.consolidating import run_consolidation
 from support.forgetting import ALL, SECRET, SENTENCE, clean_memory, value_memory
 from support.memory import git_project
-from support.reads import memory_folder
+from support.reading import memory_folder
 from support.scripted_models import ScriptedConsolidator, ScriptedExtractor
 from support.session_pipeline import extract_all, ingest_files
 from support.sessions import thread_id, write_rollout

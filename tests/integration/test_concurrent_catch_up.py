@@ -5,9 +5,9 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from mnemolog.adapters.bootstrap import Store
+from mnemolog.adapters.store import Store
 from mnemolog.domain.session import Session
-from mnemolog.projections.reads import ViewReads
+from mnemolog.projections.view_reads import ViewReads
 from support.memory import item
 from support.scenarios import TRANSCRIPT, facts
 
@@ -42,7 +42,7 @@ def test_concurrent_catch_ups_apply_each_event_once(store_factory) -> None:
     assert errors == []
     rows = ViewReads(readers[0].view).dump()["sessions"]
     assert len(rows) == 1000
-    assert readers[0].lag() == 0
+    assert readers[0].views_position() == readers[0].log_position()
 
 
 def test_a_catch_up_that_another_overtakes_while_it_reads_still_succeeds(store_factory) -> None:
@@ -77,5 +77,5 @@ def test_a_catch_up_that_another_overtakes_while_it_reads_still_succeeds(store_f
     reader.join()
 
     assert errors == []
-    assert first.lag() == second.lag() == 0
+    assert first.views_position() == second.views_position() == first.log_position()
     assert len(first.reads().context_items(PROJECT, 0, 100)) == 20

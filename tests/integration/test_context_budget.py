@@ -13,12 +13,12 @@ from datetime import UTC, datetime
 from uuid import UUID
 
 import pytest
-from mnemolog.adapters.bootstrap import Store
+from mnemolog.adapters.store import Store
 from mnemolog.adapters.tokens import count_tokens
 from mnemolog.domain.memory_item import Trust
 from mnemolog.domain.services.cite import save_citation
 from support.memory import item, save
-from support.reads import context_for
+from support.reading import context_for
 from support.stores import FixedClock, StoreFactory
 
 A = "git:example.com/acme/api"

@@ -7,12 +7,12 @@ import subprocess
 import sys
 from uuid import UUID
 
-from mnemolog.adapters.bootstrap import Store
+from mnemolog.adapters.store import Store
 from mnemolog.adapters.tokens import count_tokens
 from mnemolog.domain.memory_item import Trust
 from mnemolog.domain.services.read import context_line
 from support.memory import item, save
-from support.reads import context_for
+from support.reading import context_for
 from support.stores import FixedClock, StoreFactory
 
 A = "git:example.com/acme/api"
@@ -20,7 +20,7 @@ A = "git:example.com/acme/api"
 _READ_AGAIN = """
 import sys
 from pathlib import Path
-from mnemolog.adapters.bootstrap import open_store
+from mnemolog.adapters.store import open_store
 from mnemolog.adapters.settings import Settings
 from mnemolog.adapters.agent_context import context_for
 store = open_store(Settings(home=Path(sys.argv[1]), database_url=sys.argv[2] or None))

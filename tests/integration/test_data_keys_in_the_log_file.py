@@ -12,9 +12,9 @@ import sqlite3
 import stat
 from pathlib import Path
 
-from mnemolog.adapters.bootstrap import Store, open_store
 from mnemolog.adapters.data_keys import KEY_FILE, KEY_TABLE
 from mnemolog.adapters.settings import Settings
+from mnemolog.adapters.store import Store, open_store
 from mnemolog.domain.services.erase import erase_value
 from support.forgetting import SECRET, everything_an_agent_reads, home_bytes, started_home
 from support.memory import item

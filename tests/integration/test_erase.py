@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 from uuid import UUID
 
-from mnemolog.adapters.bootstrap import Store
+from mnemolog.adapters.store import Store
 from mnemolog.domain.memory_item import MemoryItem
 from mnemolog.domain.sealing import ERASED
 from mnemolog.domain.services.erase import erase_value

@@ -7,8 +7,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from mnemolog.adapters.bootstrap import open_store
 from mnemolog.adapters.settings import Settings
+from mnemolog.adapters.store import open_store
 from mnemolog.domain.eligibility import EligibilityPolicy
 from mnemolog.domain.session import Session
 from support.cli import MNEMOLOG, run_cli

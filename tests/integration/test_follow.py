@@ -6,8 +6,8 @@ import threading
 import time
 
 from mnemolog.domain.session import Session
-from mnemolog.projections.reads import ViewReads
 from mnemolog.projections.schema import table
+from mnemolog.projections.view_reads import ViewReads
 from support.scenarios import TRANSCRIPT, facts
 
 
@@ -41,7 +41,7 @@ def test_a_follower_applies_what_another_writer_appends(store_factory) -> None:
         thread.join(timeout=20)
     assert not errors
     assert native_ids(follower) == {"before", *(f"while-{n}" for n in range(5))}
-    assert follower.lag() == 0
+    assert follower.views_position() == follower.log_position()
     # the views the follower built equal a rebuild from the log
     followed = ViewReads(follower.view).dump()
     follower.rebuild()

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from mnemolog.adapters.bootstrap import Store
+from mnemolog.adapters.store import Store
 from mnemolog.domain.history import Cited, ItemChange, ItemStory, RunAudit, Tombstoned
 from support.history_world import S1, S2, story_world
 from support.sessions import thread_id

@@ -13,11 +13,11 @@ import mcp_types as types
 import pytest
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
-from mnemolog.adapters.bootstrap import open_store
 from mnemolog.adapters.settings import Settings
+from mnemolog.adapters.store import open_store
 from mnemolog.domain.memory_item import Trust
-from mnemolog.projections.reads import ViewReads
 from mnemolog.projections.schema import table
+from mnemolog.projections.view_reads import ViewReads
 from support.memory import git_project, item, save
 
 MNEMOLOG = str(Path(sys.executable).parent / "mnemolog")

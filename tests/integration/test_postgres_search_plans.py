@@ -13,8 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from mnemolog.adapters.bootstrap import open_store
 from mnemolog.adapters.settings import Settings
+from mnemolog.adapters.store import open_store
 from mnemolog.projections import view_store
 from mnemolog.projections.schema import table
 from mnemolog.projections.search import _postgres

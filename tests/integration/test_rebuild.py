@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mnemolog.projections.reads import ViewReads
+from mnemolog.projections.view_reads import ViewReads
 from support.scenarios import every_event
 
 
@@ -20,7 +20,7 @@ def test_incremental_views_equal_a_rebuild(store_factory) -> None:
 
     assert replayed == store.app.max_notification_id()
     assert ViewReads(store.view).dump() == incremental
-    assert store.lag() == 0
+    assert store.views_position() == store.log_position()
 
 
 def every_event_again(store):

@@ -17,7 +17,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from mnemolog.adapters.bootstrap import Store
+from mnemolog.adapters.store import Store
 from mnemolog.domain.citation import Citation
 from mnemolog.domain.consolidation import Consolidation, InputDiff, Override, SelectedInput
 from mnemolog.domain.injection import Injection, ServedItem
@@ -29,8 +29,8 @@ from mnemolog.domain.session import ClaimRefused, Session, SessionMode
 from mnemolog.domain.skill import Skill, SkillStep
 from mnemolog.domain.tombstone import Tombstone
 from mnemolog.projections import view_store
-from mnemolog.projections.reads import ViewReads
 from mnemolog.projections.schema import create_statements, drop_statements, table
+from mnemolog.projections.view_reads import ViewReads
 from mnemolog.projections.view_rows import ViewRows
 from support.scenarios import T0, TRANSCRIPT, every_event, facts
 

@@ -6,8 +6,8 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from mnemolog.adapters.bootstrap import open_store
 from mnemolog.adapters.settings import Settings
+from mnemolog.adapters.store import open_store
 from mnemolog.domain.events import PydanticMapper
 from support.cli import run_cli
 from support.memory import item

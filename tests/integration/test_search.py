@@ -10,7 +10,7 @@ from mnemolog.domain.memory_item import Trust
 from mnemolog.domain.services.forget import forget_value
 from mnemolog.domain.services.read import hit_dict
 from support.memory import item, save
-from support.reads import search, search_ids
+from support.reading import search, search_ids
 from support.stores import FixedClock, StoreFactory
 
 A = "git:example.com/acme/api"

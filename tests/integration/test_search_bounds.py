@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from mnemolog.projections import search as search_module
 from support.memory import item, save
-from support.reads import search_ids
+from support.reading import search_ids
 from support.stores import FixedClock, StoreFactory
 
 A = "git:example.com/acme/api"

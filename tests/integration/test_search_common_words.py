@@ -14,14 +14,14 @@ from itertools import groupby
 from typing import Any
 
 import pytest
-from mnemolog.adapters.bootstrap import Store
+from mnemolog.adapters.store import Store
 from mnemolog.domain.memory_item import EditedBy, MemoryItem
 from mnemolog.projections import search as search_module
 from mnemolog.projections import search_words
-from mnemolog.projections.reads import ViewReads
 from mnemolog.projections.schema import table
+from mnemolog.projections.view_reads import ViewReads
 from support.memory import item, save
-from support.reads import search
+from support.reading import search
 from support.stores import FixedClock, StoreFactory
 
 A = "git:example.com/acme/api"

@@ -18,7 +18,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from mnemolog.adapters.bootstrap import Store
+from mnemolog.adapters.store import Store
 from mnemolog.adapters.tokens import count_tokens
 from mnemolog.cli.memory_folder import write_memory_folder
 from mnemolog.domain.memory_item import EditedBy, MemoryItem, Trust
@@ -39,7 +39,7 @@ TRUSTS = (Trust.PROPOSED, Trust.ACCEPTED, Trust.PROPOSED, Trust.DOUBTED)
 _RENDER_AGAIN = """
 import sys
 from pathlib import Path
-from mnemolog.adapters.bootstrap import open_store
+from mnemolog.adapters.store import open_store
 from mnemolog.adapters.settings import Settings
 from mnemolog.cli.memory_folder import write_memory_folder
 store = open_store(Settings(home=Path(sys.argv[1]), database_url=sys.argv[2] or None))

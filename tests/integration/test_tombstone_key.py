@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mnemolog.adapters.bootstrap import open_store
 from mnemolog.adapters.settings import Settings
+from mnemolog.adapters.store import open_store
 from mnemolog.domain.services import forget as forgetting
 from support.raw_events import raw_event_states
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from mnemolog.adapters.bootstrap import Store
+from mnemolog.adapters.store import Store
 
 from support.memory import item
 

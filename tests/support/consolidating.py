@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from mnemolog.adapters.bootstrap import Store
 from mnemolog.adapters.folder_writer import write_folder
 from mnemolog.adapters.redaction import SecretRedactor
+from mnemolog.adapters.store import Store
 from mnemolog.adapters.tokens import count_tokens
 from mnemolog.domain.ports import Consolidator
 from mnemolog.domain.services.consolidate import (

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-from mnemolog.adapters.bootstrap import Store
+from mnemolog.adapters.store import Store
 from mnemolog.domain.eligibility import EligibilityPolicy
 from mnemolog.domain.plan import ConsolidationPlan, Edit
 from mnemolog.domain.session import session_id_for
@@ -130,8 +130,8 @@ class StartedHome:
 
 def started_home(tmp_path: Path) -> StartedHome:
     """``start`` in ``tmp_path / "home"``, then the store closed."""
-    from mnemolog.adapters.bootstrap import open_store
     from mnemolog.adapters.settings import Settings
+    from mnemolog.adapters.store import open_store
 
     from support.stores import FixedClock
 

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-from mnemolog.adapters.bootstrap import Store
 from mnemolog.adapters.redaction import SecretRedactor
+from mnemolog.adapters.store import Store
 from mnemolog.domain.citation import Citation
 from mnemolog.domain.plan import ConsolidationPlan, Edit
 from mnemolog.domain.services import forget as forgetting

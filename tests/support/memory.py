@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from uuid import UUID
 
-from mnemolog.adapters.bootstrap import Store
+from mnemolog.adapters.store import Store
 from mnemolog.domain.memory_item import EditedBy, MemoryItem, Trust
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mnemolog.adapters.bootstrap import Store
+from mnemolog.adapters.store import Store
 
 
 def raw_event_states(store: Store) -> list[bytes]:

@@ -155,9 +155,9 @@ class AgentWorld:
 
     def items(self) -> list[Any]:
         """Every active memory item (read from the store's views)."""
-        from mnemolog.adapters.bootstrap import open_store
         from mnemolog.adapters.settings import Settings
-        from mnemolog.projections.reads import ViewReads
+        from mnemolog.adapters.store import open_store
+        from mnemolog.projections.view_reads import ViewReads
 
         store = open_store(Settings(home=self.mnemolog_home))
         try:
@@ -168,8 +168,8 @@ class AgentWorld:
 
     def session_items(self, source: str, native_id: str) -> list[Any]:
         """The transcript items the log holds for one session, and what phase 1 is shown of them."""
-        from mnemolog.adapters.bootstrap import open_store
         from mnemolog.adapters.settings import Settings
+        from mnemolog.adapters.store import open_store
         from mnemolog.domain.services.extract import transcript_of
         from mnemolog.domain.session import session_id_for
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from mnemolog.adapters.bootstrap import Store
+from mnemolog.adapters.store import Store
 from mnemolog.domain.eligibility import EligibilityPolicy
 from mnemolog.domain.ports import Extractor
 from mnemolog.domain.services.extract import ExtractReport, extract

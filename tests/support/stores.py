@@ -13,8 +13,8 @@ from typing import Any
 
 import psycopg
 import pytest
-from mnemolog.adapters.bootstrap import Store, open_memory_store, open_store
 from mnemolog.adapters.settings import Settings
+from mnemolog.adapters.store import Store, open_memory_store, open_store
 
 BACKENDS = ("sqlite", "postgres")
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from html import unescape
 
-from mnemolog.adapters.bootstrap import Store
+from mnemolog.adapters.store import Store
 from mnemolog.cli.web.app import create_app
 from mnemolog.cli.web.security import Access
 from starlette.testclient import TestClient

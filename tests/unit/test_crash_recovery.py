@@ -11,9 +11,9 @@ from pathlib import Path
 from uuid import UUID
 
 import pytest
-from mnemolog.adapters.bootstrap import Store
 from mnemolog.adapters.folder_writer import _owner, write_folder
 from mnemolog.adapters.processes import owner_alive, worker_name
+from mnemolog.adapters.store import Store
 from mnemolog.domain.consolidation import LeaseHeld, PhaseTwoLease
 from mnemolog.domain.session import ClaimRefused
 from support.scenarios import facts

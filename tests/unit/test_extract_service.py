@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from uuid import UUID
 
-from mnemolog.adapters.bootstrap import Store
+from mnemolog.adapters.store import Store
 from mnemolog.domain.eligibility import EligibilityPolicy
 from mnemolog.domain.extraction import StageOneOutput
 from mnemolog.domain.ports import ModelError

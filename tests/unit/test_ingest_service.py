@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from mnemolog.adapters.bootstrap import Store
+from mnemolog.adapters.store import Store
 from mnemolog.domain.citation import Citation
 from mnemolog.domain.eligibility import EligibilityPolicy
 from mnemolog.domain.memory_item import MemoryItem

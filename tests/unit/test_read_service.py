@@ -12,14 +12,14 @@ from datetime import UTC, datetime
 from uuid import UUID
 
 import pytest
-from mnemolog.adapters.bootstrap import Store
+from mnemolog.adapters.store import Store
 from mnemolog.domain.citation import Citation
 from mnemolog.domain.memory_item import Trust
 from mnemolog.domain.services import read
 from mnemolog.domain.tombstone import Tombstone
 from mnemolog.domain.tombstone_matcher import fingerprint
 from support.memory import extracted_session, item
-from support.reads import memory_folder, search_ids, show
+from support.reading import memory_folder, search_ids, show
 
 A = "git:example.com/acme/api"
 B = "git:example.com/acme/billing"

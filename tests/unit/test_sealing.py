@@ -10,8 +10,8 @@ from uuid import UUID, uuid4
 
 import pytest
 from eventsourcing.persistence import JSONTranscoder
-from mnemolog.adapters.bootstrap import Store
 from mnemolog.adapters.data_keys import MemoryKeys, SqliteKeys
+from mnemolog.adapters.store import Store
 from mnemolog.domain.events import EventSourced, PydanticMapper
 from mnemolog.domain.evidence_spans import EvidenceSpan
 from mnemolog.domain.memory_item import MemoryItem

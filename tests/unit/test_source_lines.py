@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from mnemolog.adapters.bootstrap import open_memory_store
 from mnemolog.adapters.settings import Settings
+from mnemolog.adapters.store import open_memory_store
 from mnemolog.domain.services.forget import forget_value
 from mnemolog.domain.session import Session, SessionFacts
 from mnemolog.domain.transcript import ItemKind, TranscriptItem

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from eventsourcing.persistence import IntegrityError, OperationalError, Tracking
-from mnemolog.adapters.bootstrap import Store
+from mnemolog.adapters.store import Store
 from mnemolog.projections.view_store import catch_up
 from support.memory import item
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 from mnemolog.adapters.agent_context import context_preview
-from mnemolog.adapters.bootstrap import Store, open_memory_store
 from mnemolog.adapters.settings import Settings
+from mnemolog.adapters.store import Store, open_memory_store
 from mnemolog.domain.memory_item import Trust
 from support.memory import extracted_session, item, save
 from support.web import notice, text_of, web_client

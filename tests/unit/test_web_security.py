@@ -6,8 +6,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from mnemolog.adapters.bootstrap import Store, open_memory_store
 from mnemolog.adapters.settings import Settings
+from mnemolog.adapters.store import Store, open_memory_store
 from mnemolog.cli.web.security import MIN_TOKEN, Access, BindRefused, check_bind, is_loopback
 from support.cli import run_cli
 from support.memory import item, save

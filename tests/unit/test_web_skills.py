@@ -6,8 +6,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from mnemolog.adapters.bootstrap import Store, open_memory_store
 from mnemolog.adapters.settings import Settings
+from mnemolog.adapters.store import Store, open_memory_store
 from mnemolog.domain.memory_item import EditedBy, MemoryItem
 from mnemolog.domain.skill import Skill, SkillStep
 from support.web import text_of, web_client

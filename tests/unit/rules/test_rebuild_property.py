@@ -15,8 +15,8 @@ from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
-from mnemolog.adapters.bootstrap import Store, open_memory_store
 from mnemolog.adapters.settings import Settings
+from mnemolog.adapters.store import Store, open_memory_store
 from mnemolog.domain.citation import Citation
 from mnemolog.domain.consolidation import Consolidation, InputDiff, Override, SelectedInput
 from mnemolog.domain.events import EventSourced
@@ -25,7 +25,7 @@ from mnemolog.domain.memory_item import EditedBy, MemoryItem, Trust
 from mnemolog.domain.note import Note
 from mnemolog.domain.session import ClaimRefused, Session, SessionMode
 from mnemolog.domain.tombstone import Tombstone
-from mnemolog.projections.reads import ViewReads
+from mnemolog.projections.view_reads import ViewReads
 from mnemolog.projections.view_store import open_sqlite_view, rebuild
 from support.scenarios import TRANSCRIPT, facts
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from uuid import uuid4
 
-from mnemolog.adapters.bootstrap import Store
+from mnemolog.adapters.store import Store
 from mnemolog.domain.memory_item import MemoryItem
 from mnemolog.domain.plan import ConsolidationPlan, Edit, ItemKindName
 from mnemolog.domain.plan_checks import code_retirements, screen_plan

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from uuid import UUID
 
 import pytest
-from mnemolog.adapters.bootstrap import Store
+from mnemolog.adapters.store import Store
 from mnemolog.domain.services.cite import cite_session_file, record_citation, save_citation
 from mnemolog.domain.transcript import (
     CitationRef,

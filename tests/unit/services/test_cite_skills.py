@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mnemolog.adapters.bootstrap import Store
+from mnemolog.adapters.store import Store
 from mnemolog.domain.citation_parsing import skill_file
 from mnemolog.domain.services.cite import record_citation
 from mnemolog.domain.services.read import context

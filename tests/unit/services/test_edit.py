@@ -5,7 +5,7 @@ from __future__ import annotations
 from uuid import UUID
 
 import pytest
-from mnemolog.adapters.bootstrap import Store
+from mnemolog.adapters.store import Store
 from mnemolog.domain.memory_item import MemoryItem, Trust
 from mnemolog.domain.services.edit import (
     EditRefused,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mnemolog.adapters.bootstrap import Store
+from mnemolog.adapters.store import Store
 from mnemolog.adapters.tokens import TOKENIZER
 from mnemolog.domain.memory_item import Trust
 from mnemolog.domain.services.cite import record_citation

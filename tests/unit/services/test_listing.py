@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from uuid import UUID
 
 import pytest
-from mnemolog.adapters.bootstrap import Store
+from mnemolog.adapters.store import Store
 from mnemolog.domain.eligibility import EligibilityPolicy
 from mnemolog.domain.services.edit import pin_item
 from mnemolog.domain.services.forget import forget_value

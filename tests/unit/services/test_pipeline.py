@@ -7,12 +7,12 @@ from datetime import timedelta
 from pathlib import Path
 from uuid import uuid4
 
-from mnemolog.adapters.bootstrap import Store
 from mnemolog.adapters.heuristic_consolidator import HeuristicConsolidator
 from mnemolog.adapters.heuristic_extractor import HeuristicExtractor
 from mnemolog.adapters.redaction import SecretRedactor
 from mnemolog.adapters.scope import GitScopes
 from mnemolog.adapters.session_files import SessionFiles
+from mnemolog.adapters.store import Store
 from mnemolog.domain.consolidation import PhaseTwoLease
 from mnemolog.domain.eligibility import EligibilityPolicy
 from mnemolog.domain.services.pipeline import PipelinePolicy, run_pipeline

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from uuid import UUID
 
-from mnemolog.adapters.bootstrap import Store
+from mnemolog.adapters.store import Store
 from mnemolog.domain.memory_item import EditedBy, MemoryItem
 from mnemolog.domain.services.evidence import retire_orphans
 from mnemolog.domain.services.retention import prune, reset

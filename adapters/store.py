@@ -1,19 +1,19 @@
-"""The one place that wires adapters: persistence, views, models, clock.
+"""The store: the unit of work every service runs in (the log, its views, the clock, the keys), and how it is opened.
 
-Tests hand it fakes (a model, a clock) or real local services (a PostgreSQL DSN).
-``psycopg`` and the PostgreSQL view are imported only on the PostgreSQL paths:
-a SQLite user does not pay for them at start-up.
+``open_store`` opens the configured store (SQLite in the home folder, or
+PostgreSQL), ``open_memory_store`` one held in memory for fast service tests.
+Tests hand it a clock or a real local service (a PostgreSQL DSN). ``psycopg``
+and the PostgreSQL view are imported only on the PostgreSQL paths: a SQLite user
+does not pay for them at start-up. The ports a service is given come from the
+composition root (``Store.ports``, ``adapters.composition``); the files of the
+embedded store from ``adapters.store_files``.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
-import secrets
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
@@ -26,18 +26,24 @@ from mnemolog.adapters.data_keys import (
     MemoryKeys,
     PostgresKeys,
     SqliteKeys,
-    checkpoint_fully,
-    overwrite_and_remove,
-    owner_only,
 )
 from mnemolog.adapters.followers import Followed
 from mnemolog.adapters.processes import ProcessWorkers, arm_fault_points
 from mnemolog.adapters.settings import Settings, load_settings
+from mnemolog.adapters.store_files import (
+    OPEN_LOCK,
+    TOKEN_COUNTS,
+    VIEWS_FILE,
+    compact_sqlite_files,
+    file_lock,
+    open_sqlite_views,
+)
 from mnemolog.adapters.tokens import count_tokens  # the tokenizer itself loads on the first count
+from mnemolog.adapters.tombstone_keys import home_key, shared_key
 from mnemolog.domain.application import MnemologApp, keyed_app_class
 from mnemolog.domain.ports import Workers
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher
-from mnemolog.projections.reads import ViewReads
+from mnemolog.projections.view_reads import ViewReads
 from mnemolog.projections.view_store import (
     MemoryView,
     catch_up,
@@ -52,7 +58,6 @@ if TYPE_CHECKING:  # annotations only (the history port's result classes load wi
 
 Clock = Callable[[], datetime]
 
-SETTINGS_TABLE = "mnemolog_settings"  # store-wide settings kept outside the log (PostgreSQL)
 SCHEMA_LOCK = 0x6D6E656D6F6C6F67  # "mnemolog": the advisory lock taken while creating tables
 
 
@@ -167,10 +172,6 @@ class Store:
                 return
             stop.wait(interval)
 
-    def lag(self) -> int:
-        """How many events the views have not applied yet."""
-        return self.app.max_notification_id() - self.view.position(self.app.name)
-
     def tombstone_key(self) -> bytes:
         """The key for tombstone hashes, kept outside the log.
 
@@ -183,31 +184,12 @@ class Store:
         if configured is not None:
             return configured.get_secret_value().encode()
         if self._key is None:
-            self._key = self._shared_key() if self.backend == "postgres" else self._home_key()
+            if self.backend == "postgres":
+                assert self.settings.database_url is not None
+                self._key = shared_key(self.settings.database_url.get_secret_value())
+            else:
+                self._key = home_key(self.settings.home)
         return self._key
-
-    def _home_key(self) -> bytes:
-        path = self.settings.home / "tombstone.key"
-        if not path.exists():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(secrets.token_hex(32))
-            path.chmod(0o600)
-        return path.read_text().strip().encode()
-
-    def _shared_key(self) -> bytes:
-        import psycopg
-
-        assert self.settings.database_url is not None
-        with psycopg.connect(self.settings.database_url.get_secret_value(), autocommit=True) as conn:
-            conn.execute(f"CREATE TABLE IF NOT EXISTS {SETTINGS_TABLE} (name text PRIMARY KEY, value text NOT NULL)")
-            # Two machines generating at once: the first insert wins and both read it back.
-            conn.execute(
-                f"INSERT INTO {SETTINGS_TABLE} (name, value) VALUES ('tombstone_key', %s) ON CONFLICT (name) DO NOTHING",
-                (secrets.token_hex(32),),
-            )
-            row = conn.execute(f"SELECT value FROM {SETTINGS_TABLE} WHERE name = 'tombstone_key'").fetchone()
-        assert row is not None
-        return str(row[0]).encode()
 
     def purge_copies(self) -> None:
         """After keys were destroyed: rebuild the views from the log and compact every file of the store.
@@ -224,26 +206,8 @@ class Store:
         # Its keys are plain SHA-256 digests of texts counted before (a profile, summary lines): one could
         # confirm a guess of an erased text. A cache: the next read counts again.
         (Path(self.settings.home) / TOKEN_COUNTS).unlink(missing_ok=True)
-        if self.backend != "sqlite":
-            return
-        import sqlite3
-
-        home = Path(self.location)
-        # Views once set aside as corrupt hold the log's texts of that day in clear: the log is the record.
-        for aside in sorted(home.glob(f"{VIEWS_FILE}.{SET_ASIDE}*")):
-            overwrite_and_remove(aside)
-        for name, vacuum in ((VIEWS_FILE, True), ("events.sqlite", False)):
-            path = home / name
-            if not path.exists():
-                continue
-            conn = sqlite3.connect(path, timeout=30, isolation_level=None)
-            try:
-                conn.execute("PRAGMA secure_delete = ON")
-                if vacuum:
-                    conn.execute("VACUUM")
-                checkpoint_fully(conn, path)
-            finally:
-                conn.close()
+        if self.backend == "sqlite":
+            compact_sqlite_files(Path(self.location))
 
     def close(self) -> None:
         """Release connections (the log's, the views' and the key store's)."""
@@ -318,7 +282,7 @@ def open_store(settings: Settings | None = None, clock: Clock = utc_now) -> Stor
         # Several processes may open a new store at once: the library's table creation and
         # migration tracking race ("Failed to record tracking for __migration__ 1"), so
         # schema creation, like PostgreSQL's under its advisory lock, is one process at a time.
-        with _file_lock(home / OPEN_LOCK):
+        with file_lock(home / OPEN_LOCK):
             # The data keys live in the log's own file (made owner-only by ensure_table, before the
             # library opens it): new keys are written in the events' transaction. A store made before
             # kept them in data-keys.sqlite: moved in here, that file overwritten and removed.
@@ -326,75 +290,12 @@ def open_store(settings: Settings | None = None, clock: Clock = utc_now) -> Stor
             file_keys.ensure_table()
             file_keys.adopt(home / KEY_FILE)
             app = MnemologApp(env=env, keys=file_keys)
-            view = _open_sqlite_views(app, home / VIEWS_FILE)
+            view = open_sqlite_views(app, home / VIEWS_FILE)
         return Store(app, view, settings, "sqlite", str(home), clock, env, file_keys)
     except Exception as error:  # any driver error opening the store is one user-facing message
         if isinstance(error, StoreError):
             raise
         raise StoreError(f"cannot open the store: {error}") from error
-
-
-OPEN_LOCK = ".open.lock"
-
-
-@contextmanager
-def _file_lock(path: Path) -> Iterator[None]:
-    """An exclusive lock on ``path`` (created if missing), released on exit or when the process dies."""
-    import fcntl
-
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
-
-
-def _open_sqlite_views(app: MnemologApp, path: Path) -> MemoryView:
-    """The SQLite views; a views file that cannot be opened (corrupt, not a database) is set aside and rebuilt from the log.
-
-    The views are projections: the log alone is the record, so nothing is lost. They hold the
-    log's texts opened, so the file is the owner's alone, as the log is.
-    """
-    owner_only(path)
-    try:
-        return open_views(app, open_sqlite_view(str(path), count_tokens))
-    except Exception as error:
-        if not _is_corrupt(path):
-            raise
-        aside = path.with_name(f"{path.name}.{SET_ASIDE}{datetime.now(UTC).strftime('%Y%m%dT%H%M%S')}")
-        for suffix in ("", "-wal", "-shm"):
-            with contextlib.suppress(FileNotFoundError):
-                os.replace(f"{path}{suffix}", f"{aside}{suffix}")
-        NOTICES.append(f"the views in {path} could not be opened ({error}); set aside as {aside.name} and rebuilt from the log")
-        owner_only(path)
-        view = open_sqlite_view(str(path), count_tokens)
-        rebuild(app, view)
-        return view
-
-
-VIEWS_FILE = "views.sqlite"
-SET_ASIDE = "corrupt-"  # a views file that could not be opened is kept as views.sqlite.corrupt-<time>
-TOKEN_COUNTS = "token-counts.json"  # the home's cache of token counts (adapters/composition: Ports.tokenizer)
-
-NOTICES: list[str] = []
-"""What opening a store had to repair, for the command to tell the user (and clear)."""
-
-
-def _is_corrupt(path: Path) -> bool:
-    """Whether SQLite itself finds ``path`` is not a sound database."""
-    import sqlite3
-
-    if not path.exists():
-        return False
-    try:
-        with contextlib.closing(sqlite3.connect(path, timeout=30)) as conn:
-            row = conn.execute("PRAGMA quick_check").fetchone()
-    except sqlite3.OperationalError as error:
-        return "locked" not in str(error) and "busy" not in str(error)
-    except sqlite3.DatabaseError:
-        return True
-    return row is None or row[0] != "ok"
 
 
 def open_memory_store(settings: Settings, clock: Clock = utc_now) -> Store:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from mnemolog.cli.output import Exit, UserError
 
 if TYPE_CHECKING:
-    from mnemolog.adapters.bootstrap import Store
+    from mnemolog.adapters.store import Store
 
 
 def project_of(cwd: Path | None, project: str | None = None) -> str:
@@ -42,7 +42,8 @@ def project_of(cwd: Path | None, project: str | None = None) -> str:
 def store(catch_up: bool = True) -> Iterator[Store]:
     """The configured store for one command (``adapters.store_session``): caught up with the log (unless
     ``catch_up`` is False), its followers in step when the command wrote, closed afterwards. Failures are one line."""
-    from mnemolog.adapters.bootstrap import NOTICES, StoreError
+    from mnemolog.adapters.store import StoreError
+    from mnemolog.adapters.store_files import NOTICES
     from mnemolog.adapters.store_session import begin, end
     from mnemolog.cli.output import environment_failure, errors
 

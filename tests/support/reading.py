@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mnemolog.adapters.agent_context import context_for, memory_folder
-from mnemolog.adapters.bootstrap import Store
+from mnemolog.adapters.store import Store
 from mnemolog.domain.reads import SearchHit
 from mnemolog.domain.services import read
 
