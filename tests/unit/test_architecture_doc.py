@@ -108,7 +108,7 @@ def problem(span: str) -> str | None:
             return None  # a file the folder, the home or an agent holds (MEMORY.md), not a path in the repository
         return None if (ROOT / text.rstrip("/")).exists() else f"no file {text}"
     head = HEAD.match(text)
-    if head is None or head.end() < len(text) and text[head.end()] not in "(:[ ,":
+    if head is None or (head.end() < len(text) and text[head.end()] not in "(:[ ,"):
         return None
     name = head.group(0)
     if not looks_like_code(name) or name in THIRD_PARTY or name.split(".")[-1] in THIRD_PARTY or re.fullmatch(r"[A-Z0-9_]+", name):
@@ -123,7 +123,7 @@ def problem(span: str) -> str | None:
         if mod in modules():
             rest = parts[start + 1 :]
             for path in modules()[mod]:
-                if rest[0] in defined(path) or rest[0] in modules() and path.name == "__init__.py":
+                if rest[0] in defined(path) or (rest[0] in modules() and path.name == "__init__.py"):
                     return None
             if mod in OBJECTS:
                 break  # an object the doc names by its usual variable (``app.save_all``): its attribute must exist somewhere
