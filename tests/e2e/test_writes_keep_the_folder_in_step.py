@@ -16,7 +16,7 @@ import os
 import sys
 from collections.abc import Callable
 from contextlib import nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,7 @@ from support.stores import FixedClock
 
 MNEMOLOG = str(Path(sys.executable).parent / "mnemolog")
 LIFTED = "make test"  # in session 1's text: a tombstone on it scrubs that session, a lift restores it
+SKILL_NOTE = "Skill tidy-user: run `ruff format`, then `ruff check --fix`"  # a user-wide skill: Claude Code's folder holds it
 
 
 @dataclass
@@ -53,6 +54,33 @@ class Home:
         assert result.code == 0, (args, result.out, result.err)
 
 
+def agent_skills(home: Home) -> dict[str, bytes]:
+    """What Claude Code's user skill folder holds of mnemolog's (its marked skill folders)."""
+    folder = Path(home.env["HOME"]) / ".claude" / "skills"
+    return {
+        str(path.relative_to(folder)): path.read_bytes()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and (path.parent / ".mnemolog-skill").is_file()
+    } if folder.is_dir() else {}
+
+
+def wanted_skills(home: Home) -> dict[str, bytes]:
+    """The user-wide skills as memory renders them now, as files of the agent's folder (with mnemolog's marker)."""
+    from mnemolog.adapters.agent_skills import user_wide_skills
+
+    store = open_store(Settings(home=home.root, database_url=home.env.get("MNEMOLOG_DATABASE_URL")))
+    try:
+        store.catch_up()
+        skills = user_wide_skills(store)
+    finally:
+        store.close()
+    marker = agent_skills(home)
+    return {
+        **{f"{name}/SKILL.md": text.encode() for name, text in skills.items()},
+        **{path: data for path, data in marker.items() if path.endswith("/.mnemolog-skill") and path.split("/")[0] in skills},
+    }
+
+
 def folder_files(folder: Path) -> dict[str, bytes]:
     """Every rendered file under ``folder`` (Codex's own ``extensions/`` is the user's, not rendered)."""
     return {
@@ -70,14 +98,24 @@ def home(database_url: str | None, tmp_path: Path, monkeypatch: pytest.MonkeyPat
     store = open_store(Settings(home=root, database_url=database_url), clock=FixedClock())
     try:
         scenario = start(store, tmp_path)
-        item = str(scenario.value_items()[0])
+        add_note(store, SKILL_NOTE, "remember", "global", store.ports.redactor)
+    finally:
+        store.close()
+    user = tmp_path / "user"
+    (user / ".claude").mkdir(parents=True)
+    env = {"MNEMOLOG_HOME": str(root), "HOME": str(user), "CLAUDE_CONFIG_DIR": "", "CODEX_HOME": ""}
+    if database_url:
+        env["MNEMOLOG_DATABASE_URL"] = database_url
+    assert run_cli("consolidate", "--all", env=env).code == 0  # the user-wide skill from the note (--all: the sessions are old)
+    assert run_cli("install", "claude-code", env=env).code == 0  # Claude Code's user skill folder follows memory
+    store = open_store(Settings(home=root, database_url=database_url), clock=FixedClock())
+    try:
+        item = str(scenario.value_items()[0]) if (scenario := replace(scenario, store=store)).value_items() else ""
         note = add_note(store, "Use pnpm, never npm, in this repository.", "remember", API, store.ports.redactor)
         tombstone = forget_value(store, LIFTED, API).tombstone_id
     finally:
         store.close()
-    env = {"MNEMOLOG_HOME": str(root)}
-    if database_url:
-        env["MNEMOLOG_DATABASE_URL"] = database_url
+    assert item, "the value is still in memory after the skill's consolidation"
     for name, value in env.items():  # the web page and the MCP server open the store from the environment too
         monkeypatch.setenv(name, value)
     new = tmp_path / "later"
@@ -85,6 +123,7 @@ def home(database_url: str | None, tmp_path: Path, monkeypatch: pytest.MonkeyPat
     work = git_project(tmp_path / "work" / "api", "git@github.com:acme/api.git")
     made = Home(root, env, root / "memories", item, thread_id(1), str(note.note_id), str(tombstone), new, work)
     made.cli("render")
+    assert "tidy-user/SKILL.md" in agent_skills(made), "the user-wide skill is in Claude Code's folder to begin with"
     return made
 
 
@@ -140,6 +179,7 @@ WRITES: dict[str, tuple[list[Step], bool]] = {
     "cli edit": ([lambda h: h.cli("edit", h.item, "Deploy to staging with make deploy.", "--project", API)], True),
     "cli pin": ([lambda h: h.cli("pin", h.item, "--project", API)], True),
     "cli scope": ([lambda h: h.cli("scope", h.item, "--user", "--from", API)], True),
+    "cli forget a skill's step": ([lambda h: h.cli("forget", "ruff format", "--yes")], True),
     "cli cite": ([lambda h: h.cli("cite", "--project", API, stdin=f"I used [item:{h.item}].")], False),
     "web review": ([lambda h: web(h, f"/items/{h.item}/review", verdict="rejected")], True),
     "web edit": ([lambda h: web(h, f"/items/{h.item}/edit", text="Deploy to staging with make deploy.")], True),
@@ -172,6 +212,7 @@ def test_a_write_leaves_the_folder_equal_to_a_fresh_render(home: Home, name: str
         assert sorted(on_disk) == sorted(rendered), f"{name}, step {n}: files differ"
         stale = [path for path in rendered if on_disk[path] != rendered[path]]
         assert not stale, f"{name}, step {n}: stale after the write: {stale}"
+        assert agent_skills(home) == wanted_skills(home), f"{name}, step {n}: Claude Code's skill folder is stale"
     if changes:
         assert folder_files(home.folder) != before, f"{name} should have changed what the folder shows"
 
