@@ -53,6 +53,7 @@ def search(
     json_out: bool = JSON,
 ) -> None:
     """Full-text search over current memory of this project and the user, best first."""
+    from mnemolog.domain.context_lines import one_line
     from mnemolog.domain.services import read
 
     if kind is not None and kind not in read.KINDS:
@@ -72,7 +73,7 @@ def search(
             f"{hit['id']}  {hit['kind']}  {hit['trust']}  {_validity(hit)}  {hit['scope']}{used}",
             highlight=False, markup=False,
         )
-        body = read.one_line(f"{hit['title']}: {hit['text']}" if hit["title"] else hit["text"])
+        body = one_line(f"{hit['title']}: {hit['text']}" if hit["title"] else hit["text"])
         console.print(f"    {body[:300]}", highlight=False, markup=False, soft_wrap=True)
 
 
@@ -96,6 +97,7 @@ def show(
     json_out: bool = JSON,
 ) -> None:
     """One memory item with its status, trust, validity, usage and evidence."""
+    from mnemolog.domain.context_lines import one_line
     from mnemolog.domain.services import read
     from rich.markup import escape
 
@@ -128,10 +130,10 @@ def show(
     for e in data["evidence"]:
         out.append(f"- {e['source']} {e['native_id']}  {e['updated_at'] or ''}  cwd={e['cwd']}")
         if e["summary"]:
-            out.append("    " + read.one_line(e["summary"])[:400])
+            out.append("    " + one_line(e["summary"])[:400])
         for span in (s for s in data["spans"] if s["session_id"] == e["session"]):
             where = f"line {span['line']}" if span["line"] else "line ?"
-            out.append(f"    {where}: \u201c{read.one_line(span['quote'])}\u201d")
+            out.append(f"    {where}: \u201c{one_line(span['quote'])}\u201d")
     sys.stdout.write("\n".join(out) + "\n")
 
 
@@ -308,7 +310,7 @@ def notes(
     json_out: bool = JSON,
 ) -> None:
     """The notes left with `note` (and MCP, and notes files): id, intent, scope, state, source and text."""
-    from mnemolog.domain.services import read
+    from mnemolog.domain.context_lines import one_line
 
     if all_ and (cwd is not None or project_key is not None):
         raise UserError("--all excludes --cwd and --project", Exit.USAGE)
@@ -334,7 +336,7 @@ def notes(
         console.print(f"no notes in {where}", highlight=False, markup=False)
         return
     for n in rows:
-        line = read.one_line(n.text)
+        line = one_line(n.text)
         line = line if len(line) <= 100 else line[:99] + "…"
         console.print(
             f"{str(n.note_id)[:8]}  {n.intent:<8} {n.state:<9} {n.scope}  {n.source}  {line}",

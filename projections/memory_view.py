@@ -283,12 +283,12 @@ def _item(rows: ViewRows, e: Any) -> None:
 
 def context_line_tokens(count_tokens: Callable[[str], int]) -> Callable[[dict[str, Any]], dict[str, int]]:
     """The tokens of the lines readers count for an active item row, so neither context nor a render runs a tokenizer:
-    its context line (see domain.services.read) and its memory_summary.md line (``markdown_folder.summary_line``).
+    its context line (``domain.context_lines``) and its memory_summary.md line (``markdown_folder.summary_line``).
 
     ``ViewRows`` counts them at the flush for every item a batch changed (its text, trust or use count).
     The lines are made from an ``ItemRow`` holding only what they show (``reads.shown_item_row``).
     """
-    from mnemolog.domain.services.read import context_line
+    from mnemolog.domain.context_lines import context_line
     from mnemolog.projections.markdown_folder import summary_line
     from mnemolog.projections.view_reads import shown_item_row
 

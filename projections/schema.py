@@ -164,11 +164,11 @@ def dump_order() -> dict[str, str]:
     return order
 
 
-# How the context line and the memory_summary.md line are written (domain.services.read.context_line,
+# How the context line and the memory_summary.md line are written (domain.context_lines.context_line,
 # markdown_folder.summary_line): items store both lines' token counts, so views built under another
 # format are rebuilt. Raise it with any change to those lines; tests/unit/test_line_format.py fails
 # when their code changes and this did not (a fingerprint of their source, recorded per format).
-LINE_FORMAT = 1
+LINE_FORMAT = 2
 
 
 def schema_version() -> str:

@@ -16,9 +16,10 @@ from pathlib import PurePosixPath
 from typing import Any, Protocol
 from uuid import UUID
 
+from mnemolog.domain.context_lines import line_for
 from mnemolog.domain.evidence_spans import EvidenceSpan
 from mnemolog.domain.holes import has_hole
-from mnemolog.domain.plan import GLOBAL_SCOPE, ItemKindName
+from mnemolog.domain.plan import ItemKindName
 from mnemolog.domain.project_names import project_label
 from mnemolog.domain.reads import (
     CONTEXT_TOKEN_ENCODING,
@@ -31,7 +32,6 @@ from mnemolog.domain.tombstone_matcher import TombstoneMatcher, reaches
 
 KINDS = tuple(kind.value for kind in ItemKindName)
 PROFILE_MAX_WORDS = 350
-ITEM_MAX_WORDS = 60
 CONTEXT_PAGE = 100  # items read per query while filling the context (a 3,000-token budget holds ~60)
 SEARCH_SLACK = 20  # extra hits asked for, so withheld ones leave the list full
 CLOSING_RESERVE = 40  # tokens kept free for the closing "more items" line
@@ -55,16 +55,6 @@ class ContextReads(ItemReads, Protocol):
     def user_profile(self) -> str:
         """The user profile of the last completed consolidation."""
         ...
-
-
-def one_line(text: str) -> str:
-    """``text`` on one line: whitespace collapsed, no forged ``[item:`` markers."""
-    return " ".join(text.replace("[item:", "(item:").split())
-
-
-def _short(text: str, max_words: int) -> str:
-    words = one_line(text).split(" ")
-    return " ".join(words) if len(words) <= max_words else " ".join(words[:max_words]) + " …"
 
 
 def _iso(moment: datetime | None) -> str | None:
@@ -110,29 +100,6 @@ class Context:
     item_ids: tuple[UUID, ...]
     more: int  # current items of the project that did not fit
     items: tuple[ItemRow, ...] = ()  # the items shown, in order (what the injection log records)
-
-
-def context_line(item: ItemRow) -> str:
-    """The line context shows for ``item`` to a reader of its own scope (or of any project, for a global item).
-
-    The views count its tokens when they project the item (``ItemRow.context_tokens``).
-    """
-    return _context_line(item, project_label(item.scope))
-
-
-def _context_line(item: ItemRow, label: str) -> str:
-    title, text = one_line(item.title), _short(item.text, ITEM_MAX_WORDS)
-    if item.skill is not None and item.skill.steps:  # a skill shows its steps: the next session can follow them
-        text = f"{text} Steps: " + "; ".join(f"`{one_line(c)}`" for c in item.skill.commands[:6])
-    body = f"{title}: {text}" if title and text and not text.startswith(title) else (text or title)
-    notes = ["global" if item.scope == GLOBAL_SCOPE else label]
-    if item.pinned:
-        notes.append("pinned")
-    if item.trust != "proposed":
-        notes.append(item.trust)
-    if item.use_count:
-        notes.append(f"used {item.use_count}x")
-    return f"- [{item.kind}] {body} ({', '.join(notes)}) [item:{item.item_id}]"
 
 
 def _more_line(more: int) -> list[str]:
@@ -187,7 +154,7 @@ def context(
             if matcher.withholds(item, project):
                 withheld += 1
                 continue
-            line = _context_line(item, label)
+            line = line_for(item, label)
             stored = item.context_tokens if precounted else None
             cost = stored if stored is not None else tokenizer.count(line + "\n")
             if used + cost + CLOSING_RESERVE > budget:

@@ -10,7 +10,7 @@ from uuid import UUID
 from mnemolog.adapters.store import Store
 from mnemolog.adapters.tokens import count_tokens
 from mnemolog.domain.memory_item import Trust
-from mnemolog.domain.services.read import context_line
+from mnemolog.domain.context_lines import context_line
 from support.memory import item, save
 from support.reading import context_for
 from support.stores import FixedClock, StoreFactory

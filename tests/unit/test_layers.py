@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 FORBIDDEN = {
     "domain": ("psycopg", "openai", "typer", "rich", "sqlite3", "mnemolog.adapters", "mnemolog.projections", "mnemolog.cli"),
-    "projections": ("openai", "typer", "rich", "mnemolog.adapters", "mnemolog.cli"),
+    "projections": ("openai", "typer", "rich", "mnemolog.adapters", "mnemolog.cli", "mnemolog.domain.services"),  # views use rules, not use cases
     "adapters": ("typer", "mnemolog.cli"),
 }
 

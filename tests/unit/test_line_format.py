@@ -12,15 +12,17 @@ from __future__ import annotations
 import hashlib
 import inspect
 
-from mnemolog.domain.services import read
+from mnemolog.domain import context_lines as lines
 from mnemolog.projections import markdown_folder as folder
 from mnemolog.projections.schema import LINE_FORMAT
 
-RECORDED = {1: "7fb41c78e36caf8b"}
+RECORDED = {1: "7fb41c78e36caf8b", 2: "c76ebbdb406fa571"}  # 2: the context line moved to domain.context_lines
 
 WRITERS = (
-    read._context_line,
-    read.context_line,
+    lines.line_for,
+    lines.context_line,
+    lines.shorten,
+    lines.one_line,
     folder.summary_line,
     folder._summary_bullet,
     folder._tip_line,
