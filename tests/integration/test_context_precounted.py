@@ -9,8 +9,8 @@ from uuid import UUID
 
 from mnemolog.adapters.store import Store
 from mnemolog.adapters.tokens import count_tokens
-from mnemolog.domain.memory_item import Trust
 from mnemolog.domain.context_lines import context_line
+from mnemolog.domain.memory_item import Trust
 from support.memory import item, save
 from support.reading import context_for
 from support.stores import FixedClock, StoreFactory
