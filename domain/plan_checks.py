@@ -143,7 +143,11 @@ def screen_plan(
     names = _SkillNames(handles)
     for index, edit in applicable:
         target = handles.get(edit.target or "") if edit.op != "add" else None
-        found = _edit_problem(edit, target, selected_scopes, note_scopes, matcher) or names.problem(edit, target)
+        found = (
+            _kept_by_age(edit, target, selected_scopes)
+            or _edit_problem(edit, target, selected_scopes, note_scopes, matcher)
+            or names.problem(edit, target)
+        )
         if found is None:
             names.claim(edit, target)
             kept.append(edit)
@@ -153,6 +157,21 @@ def screen_plan(
         (dropped if found[0] == "drop" else refusals).append(override)
     dropped.sort(key=lambda o: _position(o.edit))
     return ScreenedPlan(plan.model_copy(update={"edits": tuple(kept)}), tuple(dropped), tuple(refusals))
+
+
+def _kept_by_age(edit: Edit, target: ItemRow | None, selected_scopes: Mapping[UUID, str]) -> tuple[str, str] | None:
+    """A retire of an item a person vouched for (accepted, edited or cited it) whose sessions only left the selection: dropped.
+
+    Age is no reason to forget what a person kept: such an item stays until its
+    evidence is really gone (deleted, pruned, polluted: ``code_retirements``),
+    a person retires it, or a later session supersedes it (an invalidate).
+    """
+    if edit.op != "retire" or target is None or any(e in selected_scopes for e in target.evidence):
+        return None
+    why = "accepted by a person" if target.trust == "accepted" else "edited by a person" if target.edited_by_user else "cited by an agent" if target.use_count else ""
+    if not why:
+        return None
+    return "drop", f"{edit.target} was {why}: kept when its sessions leave the retention window"
 
 
 class _SkillNames:

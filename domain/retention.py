@@ -24,11 +24,11 @@ class PrunePlan:
 
 
 def prune_plan(candidates: Sequence[Candidate], now: datetime, retention: timedelta, limit: int) -> PrunePlan:
-    """Unselected extractions whose last use (or, never used, source time) is older than the cutoff."""
+    """Unselected extractions last seen (their time, import or last use) before the cutoff."""
     cutoff = now - retention
     selected = {s.session_id for s in select(candidates, now, retention, limit)}
     stale = sorted(
-        (c.session_id for c in candidates if c.session_id not in selected and (c.last_used or c.source_time) < cutoff),
+        (c.session_id for c in candidates if c.session_id not in selected and c.last_seen < cutoff),
         key=str,
     )
     return PrunePlan(cutoff, tuple(stale))

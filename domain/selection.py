@@ -19,19 +19,21 @@ class Candidate:
     source_time: datetime
     use_count: int = 0
     last_used: datetime | None = None
+    imported_at: datetime | None = None  # when mnemolog first recorded it (a first `run --all` imports old sessions today)
+
+    @property
+    def last_seen(self) -> datetime:
+        """The later of the session's own time, its import and its last use: what the retention window counts from."""
+        return max(t for t in (self.source_time, self.imported_at, self.last_used) if t is not None)
 
 
 def select(
     candidates: Iterable[Candidate], now: datetime, retention: timedelta, limit: int
 ) -> tuple[SelectedInput, ...]:
-    """Used within the retention window (or never used and newer than it), ranked
+    """Seen within the retention window (its time, its import or its last use: ``last_seen``), ranked
     by usage count, last use (or source time), source time, then id; top ``limit``."""
     cutoff = now - retention
-    kept = [
-        c
-        for c in candidates
-        if (c.last_used is not None and c.last_used >= cutoff) or (c.last_used is None and c.source_time >= cutoff)
-    ]
+    kept = [c for c in candidates if c.last_seen >= cutoff]
     kept.sort(
         key=lambda c: (
             -c.use_count,

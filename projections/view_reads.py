@@ -203,6 +203,7 @@ class ViewReads:
                 source_time=when(r["updated_at"]) or when(r["recorded_at"]),  # type: ignore[arg-type]
                 use_count=int(r["use_count"] or 0),
                 last_used=when(r["last_used"]),
+                imported_at=when(r["recorded_at"]),
             )
             for r in rows
         ]

@@ -181,12 +181,13 @@ def test_forget_refuses_short_values_and_its_dry_run_writes_nothing(env: dict[st
     forced = run_cli("forget", "ab", "--force", "--json", env=env)
     assert forced.code == 0, forced.err
 
-    pruned = run_cli("prune", "--dry-run", "--days", "1", "--json", env=env)
+    # A window of 0 days: every extraction, imported seconds ago, is stale (the window counts from the import).
+    pruned = run_cli("prune", "--dry-run", "--days", "0", "--json", env=env)
     assert pruned.code == 0 and pruned.json()["dry_run"] and pruned.json()["pruned"], pruned.out
     count = events(env)
-    assert run_cli("prune", "--dry-run", "--days", "1", env=env).code == 0
+    assert run_cli("prune", "--dry-run", "--days", "0", env=env).code == 0
     assert events(env) == count
-    real = run_cli("prune", "--days", "1", "--json", env=env).json()
+    real = run_cli("prune", "--days", "0", "--json", env=env).json()
     assert sorted(real["pruned"]) == sorted(pruned.json()["pruned"]) and sorted(real["retired"]) == sorted(pruned.json()["retired"])
 
 
@@ -253,12 +254,13 @@ def test_run_never_retires_memory_silently_and_a_pinned_item_is_kept(env: dict[s
     assert run_cli("pin", keep[:8], "--project", CODEMIE, env=env).code == 0
     active = {i["id"] for i in items(env, "--all", "--status", "active")}
 
-    ran = run_cli("run", str(built["sessions"]), env=env)  # the 30-day window: the fixtures' sessions are older
+    # A window of 0 days: the sessions, imported seconds ago, have left it (the window counts from the import).
+    ran = run_cli("run", str(built["sessions"]), env={**env, "MNEMOLOG_RETENTION_DAYS": "0"})
 
     assert ran.code == 0, ran.err
     left = active - {i["id"] for i in items(env, "--all", "--status", "active")}
     assert left and keep not in left
-    assert f"retired {len(left)} item(s)" in ran.out and "retention window" in ran.out
+    assert f"retired {len(left)} item(s)" in ran.out and "0-day retention window" in ran.out
     assert "mnemolog pin ID" in ran.out and "run --all" in ran.out
     assert all(i[:8] in ran.out for i in sorted(left)[:10])
     assert f"code rejected item {keep}: I" in run_cli("audit", env=env).out and "is pinned by the user: kept" in run_cli("audit", env=env).out

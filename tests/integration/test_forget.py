@@ -105,7 +105,7 @@ def test_prune_and_reset_are_events(store_factory, tmp_path: Path) -> None:
     store = store_factory(clock=clock)
     sc = start(store, tmp_path)
     assert retention.prune(store).sessions == ()  # nothing is stale yet
-    clock.advance(days=60)
+    clock.past_the_saves(days=60)  # 60 days after the import
     pruned = retention.prune(store)
     assert sc.source in pruned.sessions and set(pruned.retired) == {i.item_id for i in store.reads().active_items()} | set(pruned.retired)
     assert store.reads().active_items() == []

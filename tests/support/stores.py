@@ -33,6 +33,12 @@ class FixedClock:
         self.now += timedelta(**delta)
         return self.now
 
+    def past_the_saves(self, **delta: float) -> datetime:
+        """Move to this long after the real time of the saves so far (events are stamped by the real clock:
+        a session's import time, which the retention window counts from, is one of them)."""
+        self.now = max(self.now, datetime.now(UTC)) + timedelta(**delta)
+        return self.now
+
 
 def reset_postgres(dsn: str) -> None:
     """Drop everything in the database's public schema."""

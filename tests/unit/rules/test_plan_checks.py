@@ -430,3 +430,24 @@ def test_screening_refuses_a_plan_with_what_must_never_pass() -> None:
         f"scope {API} is not covered by its evidence (from {WEB})",
     ]
     assert "falcon" not in " ".join(o.reason + o.edit for o in screened.rejected)
+
+
+def test_what_a_person_vouched_for_is_not_retired_because_its_sessions_left_the_window() -> None:
+    from dataclasses import replace
+
+    gone_by_age = uid("a session that left the retention window")
+    kept = {
+        "A": replace(item("A", evidence=[gone_by_age]), trust="accepted"),
+        "E": replace(item("E", evidence=[gone_by_age]), edited_by_user=True),
+        "C": replace(item("C", evidence=[gone_by_age]), use_count=2),
+        "P": item("P", evidence=[gone_by_age]),  # proposed, never cited: age may retire it
+        "S": replace(item("S", evidence=[S_API]), trust="accepted"),  # its session is selected: the model may retire it
+    }
+    retire = [Edit(op="retire", target=name, reason="all evidence sessions were removed") for name in kept]
+    screened = screen_plan(plan(*retire), handles=kept, selected_scopes=SELECTED, note_scopes={}, matcher=matcher())
+    assert [e.target for e in screened.plan.edits] == ["P", "S"]
+    assert [o.reason for o in screened.dropped] == [
+        "A was accepted by a person: kept when its sessions leave the retention window",
+        "E was edited by a person: kept when its sessions leave the retention window",
+        "C was cited by an agent: kept when its sessions leave the retention window",
+    ]

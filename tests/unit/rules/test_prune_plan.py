@@ -14,24 +14,29 @@ from .builders import FAST, NOW, uid
 WINDOW = timedelta(days=30)
 
 
-def candidate(name: str, *, days_old: float, used_days_ago: float | None = None, used: int = 0) -> Candidate:
+def candidate(
+    name: str, *, days_old: float, used_days_ago: float | None = None, used: int = 0, imported_days_ago: float | None = None
+) -> Candidate:
     return Candidate(
         session_id=uid(name),
         content_hash="h",
         source_time=NOW - timedelta(days=days_old),
         use_count=used,
         last_used=None if used_days_ago is None else NOW - timedelta(days=used_days_ago),
+        imported_at=None if imported_days_ago is None else NOW - timedelta(days=imported_days_ago),
     )
 
 
 def test_stale_unselected_extractions_are_pruned() -> None:
     never_used = candidate("never used, old", days_old=45)
-    used_long_ago = candidate("used long ago", days_old=5, used=2, used_days_ago=31)
+    old_used_long_ago = candidate("old, used long ago", days_old=50, used=2, used_days_ago=31)
+    recent_used_long_ago = candidate("recent, used long ago", days_old=5, used=2, used_days_ago=31)
     fresh = candidate("fresh", days_old=2)
     used_lately = candidate("used lately", days_old=90, used=1, used_days_ago=1)
-    plan = prune_plan([never_used, used_long_ago, fresh, used_lately], NOW, WINDOW, limit=10)
+    imported_lately = candidate("old, imported lately", days_old=90, imported_days_ago=3)
+    plan = prune_plan([never_used, old_used_long_ago, recent_used_long_ago, fresh, used_lately, imported_lately], NOW, WINDOW, limit=10)
     assert plan.cutoff == NOW - WINDOW
-    assert plan.sessions == tuple(sorted([never_used.session_id, used_long_ago.session_id], key=str))
+    assert plan.sessions == tuple(sorted([never_used.session_id, old_used_long_ago.session_id], key=str))
 
 
 def test_recent_extractions_beyond_the_limit_are_kept() -> None:
@@ -55,6 +60,7 @@ def candidates(draw: st.DrawFn) -> list[Candidate]:
                 days_old=draw(st.integers(0, 60)),
                 used=used,
                 used_days_ago=draw(st.integers(0, 60)) if used else draw(st.none() | st.integers(0, 60)),
+                imported_days_ago=draw(st.none() | st.integers(0, 60)),
             )
         )
     return out
@@ -67,5 +73,5 @@ def test_a_selected_extraction_is_never_pruned(found: list[Candidate], limit: in
     selected = {s.session_id for s in select(found, NOW, WINDOW, limit)}
     assert not selected & set(plan.sessions)
     assert list(plan.sessions) == sorted(plan.sessions, key=str)
-    stale = {c.session_id for c in found if (c.last_used or c.source_time) < plan.cutoff}
+    stale = {c.session_id for c in found if max(t for t in (c.source_time, c.last_used, c.imported_at) if t) < plan.cutoff}
     assert set(plan.sessions) == stale

@@ -15,13 +15,16 @@ WINDOW = timedelta(days=30)
 CUTOFF = NOW - WINDOW
 
 
-def candidate(name: str, *, days_old: float = 1, used: int = 0, used_days_ago: float | None = None) -> Candidate:
+def candidate(
+    name: str, *, days_old: float = 1, used: int = 0, used_days_ago: float | None = None, imported_days_ago: float | None = None
+) -> Candidate:
     return Candidate(
         session_id=uid(name),
         content_hash=f"hash of {name}",
         source_time=NOW - timedelta(days=days_old),
         use_count=used,
         last_used=None if used_days_ago is None else NOW - timedelta(days=used_days_ago),
+        imported_at=None if imported_days_ago is None else NOW - timedelta(days=imported_days_ago),
     )
 
 
@@ -31,19 +34,33 @@ def names(selected: tuple[SelectedInput, ...], *candidates: Candidate) -> list[s
     return [by_id[s.session_id] for s in selected]
 
 
-def test_the_window_keeps_recent_use_or_recent_never_used_sessions() -> None:
+def test_the_window_counts_from_the_later_of_the_sessions_time_its_import_and_its_last_use() -> None:
     fresh = candidate("fresh", days_old=2)
     old = candidate("old", days_old=40)
     used_recently = candidate("used recently", days_old=90, used=1, used_days_ago=3)
-    used_long_ago = candidate("used long ago", days_old=5, used=4, used_days_ago=31)
+    recent_but_used_long_ago = candidate("recent, used long ago", days_old=5, used=4, used_days_ago=31)
+    old_and_used_long_ago = candidate("old, used long ago", days_old=60, used=4, used_days_ago=31)
     at_the_cutoff = candidate("at the cutoff", days_old=30)
     used_at_the_cutoff = candidate("used at the cutoff", days_old=50, used=1, used_days_ago=30)
-    everyone = [fresh, old, used_recently, used_long_ago, at_the_cutoff, used_at_the_cutoff]
+    everyone = [fresh, old, used_recently, recent_but_used_long_ago, old_and_used_long_ago, at_the_cutoff, used_at_the_cutoff]
     assert sorted(names(select(everyone, NOW, WINDOW, 10), *everyone)) == [
         "at the cutoff",
         "fresh",
+        "recent, used long ago",
         "used at the cutoff",
         "used recently",
+    ]
+
+
+def test_a_first_import_of_old_sessions_stays_in_the_window_for_a_window_from_the_import() -> None:
+    """`run --all` imports a year of history today: the next session's consolidation must not retire it by age."""
+    imported_today = candidate("a year old, imported today", days_old=365, imported_days_ago=0)
+    imported_last_week = candidate("two months old, imported last week", days_old=60, imported_days_ago=7)
+    imported_long_ago = candidate("two months old, imported 31 days ago", days_old=60, imported_days_ago=31)
+    everyone = [imported_today, imported_last_week, imported_long_ago]
+    assert sorted(names(select(everyone, NOW, WINDOW, 10), *everyone)) == [
+        "a year old, imported today",
+        "two months old, imported last week",
     ]
 
 
@@ -114,13 +131,15 @@ def candidates(draw: st.DrawFn) -> list[Candidate]:
                 source_time=NOW - draw(days),
                 use_count=used,
                 last_used=NOW - draw(days) if used else draw(st.none() | days.map(lambda d: NOW - d)),
+                imported_at=draw(st.none() | days.map(lambda d: NOW - d)),
             )
         )
     return out
 
 
 def in_window(c: Candidate) -> bool:
-    return (c.last_used or c.source_time) >= CUTOFF
+    """Seen within the window: its own time, its import or its last use."""
+    return max(t for t in (c.source_time, c.imported_at, c.last_used) if t is not None) >= CUTOFF
 
 
 def rank_key(c: Candidate) -> tuple:

@@ -86,6 +86,7 @@ def test_item_session_lift_prune_and_reset_plans_equal_what_apply_does(memory_st
 
     old = extracted_session(store, thread_id(3), world_scope(store, world.clean), "An old task.", updated_at=store.clock() - timedelta(days=90))
     (orphan,) = save(store, item("global", "From the old task.", evidence=(old,)))
+    store.clock.past_the_saves(days=31)  # its import too has left the window
     pruned = plan_prune(store, retention=timedelta(days=30), limit=0)
     assert old in pruned.sessions and UUID(orphan) in {r.item_id for r in pruned.retired}
     swept = pruned.apply(store)

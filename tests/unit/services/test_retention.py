@@ -24,8 +24,10 @@ def last_event(store: Store, aggregate_id: str | UUID) -> object:
 def test_prune_withdraws_stale_unselected_extractions_and_retires_what_lost_all_evidence(memory_store: Store) -> None:
     store = memory_store
     assert isinstance(store.clock, FixedClock)
-    old = extracted_session(store, thread_id(1), API, "An old task.", updated_at=datetime(2026, 9, 1, tzinfo=UTC))
-    new = extracted_session(store, thread_id(2), API, "A recent task.", updated_at=datetime(2026, 10, 25, tzinfo=UTC))
+    # The imports below happen 31 days before the clock: only a session's own time can keep it in the window.
+    now = store.clock.past_the_saves(days=31)
+    old = extracted_session(store, thread_id(1), API, "An old task.", updated_at=now - timedelta(days=61))
+    new = extracted_session(store, thread_id(2), API, "A recent task.", updated_at=now - timedelta(days=7))
     only_old, mixed, bare = save(
         store,
         item(API, "Old knowledge.", evidence=(old,)),
@@ -33,7 +35,7 @@ def test_prune_withdraws_stale_unselected_extractions_and_retires_what_lost_all_
         item("global", "The user prefers short answers.", kind="preference"),
     )
 
-    report = prune(store)  # Codex's 30 days; the clock is at 2026-11-01
+    report = prune(store)  # Codex's 30 days
 
     assert report.sessions == (old,) and report.retired == (UUID(only_old),)
     assert report.as_dict() == {"pruned": [str(old)], "retired": [only_old]}
