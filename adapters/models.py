@@ -157,7 +157,7 @@ def model_fit(settings: Settings, phase: str, *, ask_server: bool = True, name: 
 
     backend = _backend(settings, phase, name)
     base_url = _base_url(settings, phase, name)
-    local = is_local(base_url)
+    local = backend == OPENAI and is_local(base_url)  # a small model on a CPU: only OpenAI-compatible servers are
     context = settings.model_context_tokens
     if ask_server and base_url and backend == OPENAI:
         context = discover(base_url, _key(settings, phase, name)).context_window or context

@@ -13,7 +13,6 @@ file where the user's sessions are and ran no hook; nothing was served.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -21,13 +20,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mnemolog.domain.model_calls import MODEL_CALL_MARKER
 from support.agent_model_server import AgentModelServer, Recorded, Reply, ToolCall
 from support.agent_sessions import ClaudeSession
 from support.cli import Result, run_cli
+from support.memory_model import RULE, answer_for
 from support.real_agents import CLAUDE_KEY, AgentWorld, snapshot
 
-RULE = "Always run make lint-zz8 before you push anything."
 SEEDED = "seeded-note-qq4: the release train leaves on Fridays"
 AGENT_TOOLS = ("Bash", "Read", "Edit", "Write", "exec_command", "shell", "apply_patch", "mcp__")
 
@@ -40,25 +38,7 @@ def _schema(request: Recorded) -> dict[str, Any]:
 
 
 def _answer(request: Recorded) -> dict[str, Any] | None:
-    """What a model that follows the prompt answers: a stage-1 memory, or a plan adding the rule."""
-    properties = _schema(request).get("properties", {})
-    if "rollout_summary" in properties:
-        memory = ("---\ndescription: lint rule\ntask: set the lint rule\ntask_group: alpha\ntask_outcome: success\n"
-                  "keywords: lint\n---\n### Task 1\nPreference signals:\n- The user wants `make lint-zz8` before every push.\n")
-        return {"rollout_summary": "The user set a lint rule.", "rollout_slug": "lint-rule", "raw_memory": memory}
-    if "edits" in properties:
-        inputs = request.text.replace("\\n", "\n").split(MODEL_CALL_MARKER)[-1].partition("\n## session ")[2]
-        session = re.search(r"session id: (\S+)", inputs)
-        scope = re.search(r"\nscope: (\S+)", inputs)
-        if not (session and scope):
-            return {"edits": [], "user_profile": ""}
-        # Every field, as the strict schema wants (Claude Code checks the StructuredOutput call against it).
-        edit = {"op": "add", "target": None, "kind": "preference", "scope": scope.group(1), "task_group": "alpha",
-                "valid_from": None, "skill": None, "title": "Lint before push",
-                "text": "Run `make lint-zz8` before every push.", "keywords": ["lint"], "evidence": [session.group(1)],
-                "reason": "the user said so"}
-        return {"edits": [edit], "user_profile": ""}
-    return None
+    return answer_for(_schema(request), request.text)
 
 
 def scripted_model(request: Recorded) -> Reply:
