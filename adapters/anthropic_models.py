@@ -56,19 +56,19 @@ class AnthropicTransport:
         system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")
         turns = [{"role": m["role"], "content": m["content"]} for m in messages if m["role"] != "system"]
         tool = {"name": TOOL, "description": f"Give the {schema.__name__} answer.", "input_schema": strict_schema(schema)}
+        arguments: dict[str, Any] = {
+            "model": self.model,
+            "system": system,
+            "messages": turns,
+            "tools": [tool],
+            "tool_choice": {"type": "tool", "name": TOOL},
+            "max_tokens": self.max_output_tokens,
+            "timeout": timeout,
+        }
         attempt = 0
         while True:
             try:
-                message = self._client.messages.create(
-                    model=self.model,
-                    system=system,
-                    messages=turns,  # type: ignore[arg-type]
-                    tools=[tool],  # type: ignore[list-item]
-                    tool_choice={"type": "tool", "name": TOOL},
-                    max_tokens=self.max_output_tokens,
-                    timeout=timeout,
-                )
-                return _reply(message)
+                return _reply(self._client.messages.create(**arguments))
             except anthropic.APITimeoutError as error:
                 raise ModelError(f"anthropic:{self.model}: no answer within {timeout:.0f} s; raise model_timeout", retryable=True) from error
             except anthropic.APIStatusError as error:

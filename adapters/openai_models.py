@@ -104,7 +104,8 @@ class Transport(Protocol):
 
 def strict_schema(schema: type[BaseModel]) -> dict[str, Any]:
     """The JSON schema of ``schema`` as OpenAI's strict structured output wants it (every backend sends this one)."""
-    return dict(type_to_response_format_param(schema)["json_schema"]["schema"])  # type: ignore[index]
+    response_format: Any = type_to_response_format_param(schema)
+    return dict(response_format["json_schema"]["schema"])
 
 
 class _ChatModel:
