@@ -115,3 +115,109 @@ def probe(phase: str, model: str, base_url: str | None, api_key: str | None, tim
         where = ".".join(str(p) for p in first.get("loc", ())) or "answer"
         report.error = f"the answer does not follow the JSON schema ({where}: {first.get('msg', '')})"
     return report
+
+
+def probe_backend(phase: str, name: str, settings: Any) -> ProbeReport:
+    """The probe through a non-OpenAI backend (``anthropic:``, ``claude-code:``, ``codex:``).
+
+    A CLI is first looked for (path, ``--version``) and asked whether it is
+    signed in (``claude auth status``, ``codex login status``); the probe is
+    sent only when both hold.
+    """
+    from mnemolog.adapters.models import BACKENDS, model_endpoint, split_model
+    from mnemolog.domain.ports import ModelError
+
+    backend, bare = split_model(name)
+    base_url = model_endpoint(settings, phase, name)[0]
+    report = ProbeReport(phase=phase, model=name, base_url=base_url, server={"kind": backend})
+    if backend in ("claude-code", "codex"):
+        report.server |= cli_status(backend)
+        if not report.server["found"]:
+            report.error = f"CLI not found: `{report.server['command']}` is not on PATH"
+            return report
+        if not report.server["signed_in"]:
+            how = "run `claude` and sign in, or set ANTHROPIC_API_KEY" if backend == "claude-code" else "run `codex login`"
+            report.error = f"not signed in ({report.server['command']}: {report.server['sign_in']}); {how}"
+            return report
+    transport = BACKENDS[backend](settings, phase, bare)
+    assert transport is not None
+    messages = [{"role": "system", "content": PROBE_SYSTEM}, {"role": "user", "content": PROBE_USER}]
+    started = time.monotonic()
+    try:
+        reply = transport.send(messages, ProbeAnswer, settings.model_timeout)
+    except ModelError as error:
+        report.error = str(error)
+        return report
+    finally:
+        report.seconds = time.monotonic() - started
+    report.ok = True
+    report.answer = reply.content[:200]
+    report.output_tokens = reply.usage.output_tokens
+    if report.output_tokens and report.seconds > 0:
+        report.tokens_per_second = report.output_tokens / report.seconds
+    if reply.refusal:
+        report.error = f"the model refused: {reply.refusal}"
+        return report
+    try:
+        ProbeAnswer.model_validate_json(reply.content)
+        report.schema_honoured = True
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ())) or "answer"
+        report.error = f"the answer does not follow the JSON schema ({where}: {first.get('msg', '')})"
+    return report
+
+
+def cli_status(backend: str) -> dict[str, Any]:
+    """Whether an agent CLI is on PATH, its version, and whether it is signed in (or keyed)."""
+    import json
+    import subprocess
+
+    from mnemolog.adapters.agent_cli_models import CLI_NAMES, find_cli
+
+    command = CLI_NAMES[backend]
+    path = find_cli(backend)
+    status: dict[str, Any] = {"command": command, "found": path is not None, "path": path, "version": None, "signed_in": False, "sign_in": ""}
+    if path is None:
+        return status
+
+    def run(*args: str) -> subprocess.CompletedProcess[str] | None:
+        try:
+            return subprocess.run([path, *args], capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL, check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+
+    version = run("--version")
+    status["version"] = version.stdout.strip() if version is not None and version.returncode == 0 else None
+    if backend == "claude-code":
+        said = run("auth", "status", "--json")
+        try:
+            data = json.loads(said.stdout) if said is not None else {}
+        except ValueError:
+            data = {}
+        status["signed_in"] = bool(data.get("loggedIn"))
+        status["sign_in"] = f"auth method {data.get('authMethod') or 'unknown'}"
+    else:
+        said = run("login", "status")
+        lines = [line.strip() for line in ((said.stdout or "") + "\n" + (said.stderr or "")).splitlines() if line.strip()] if said is not None else []
+        text = next((line for line in reversed(lines) if not line.startswith("WARNING")), "no answer")
+        keyed = _codex_keyed()
+        status["signed_in"] = (said is not None and said.returncode == 0) or keyed
+        status["sign_in"] = "an API key from the model provider's env_key" if keyed and not (said is not None and said.returncode == 0) else text
+    return status
+
+
+def _codex_keyed() -> bool:
+    """True when the user's Codex model provider takes its key from a variable that is set (no sign-in needed)."""
+    import os
+    import tomllib
+    from pathlib import Path
+
+    path = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex") / "config.toml"
+    try:
+        config = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    provider = (config.get("model_providers") or {}).get(config.get("model_provider") or "", {})
+    key = provider.get("env_key") if isinstance(provider, dict) else None
+    return bool(key and os.environ.get(str(key)))

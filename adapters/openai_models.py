@@ -1,4 +1,11 @@
-"""Phase 1 and phase 2 through the ``openai`` client (any OpenAI-compatible server).
+"""Phase 1 and phase 2 through the ``openai`` client (any OpenAI-compatible server), and the
+prompts and answer checking every model backend shares.
+
+The extractor and consolidator build the prompts and check the answer; how a
+request reaches a model is a ``Transport``: by default the ``openai`` client
+below; ``anthropic_models`` and ``agent_cli_models`` give the others (chosen
+in ``models.BACKENDS``). Every backend's answer goes through the same
+``_answer``: the same schema, the same refusal, cut-off and loop checks.
 
 Both adapters send a system message and one user message (phase 2's repair
 round adds the model's own plan and the reasons code turned it down) and ask
@@ -29,7 +36,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import openai
 import pydantic
@@ -52,7 +59,7 @@ from mnemolog.prompts import Prompt, combined_hash, load_prompt, neutralise_tag,
 from openai.lib._parsing._completions import type_to_response_format_param
 from pydantic import BaseModel
 
-__all__ = ["ModelLimits", "OpenAIConsolidator", "OpenAIExtractor", "StreamProgress"]
+__all__ = ["ModelLimits", "ModelReply", "OpenAIConsolidator", "OpenAIExtractor", "StreamProgress", "Transport", "strict_schema"]
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -75,11 +82,30 @@ class ModelLimits:
 
 
 @dataclass(frozen=True)
-class _Reply:
+class ModelReply:
+    """A model's raw answer, before it is checked: ``finish_reason`` "length" means cut off."""
+
     content: str
     finish_reason: str | None
     refusal: str | None
     usage: TokenUsage
+
+
+_Reply = ModelReply
+
+
+class Transport(Protocol):
+    """How one request reaches a model other than through the ``openai`` client."""
+
+    def send(self, messages: list[dict[str, str]], schema: type[BaseModel], timeout: float) -> ModelReply:
+        """Send ``messages`` (system first) asking for ``schema``; raise ``ModelError`` on failure."""
+        ...
+
+
+def strict_schema(schema: type[BaseModel]) -> dict[str, Any]:
+    """The JSON schema of ``schema`` as OpenAI's strict structured output wants it (every backend sends this one)."""
+    response_format: Any = type_to_response_format_param(schema)
+    return dict(response_format["json_schema"]["schema"])
 
 
 class _ChatModel:
@@ -103,6 +129,7 @@ class _ChatModel:
         sleep: Callable[[float], None] = time.sleep,
         limits: ModelLimits = ModelLimits(),
         progress: StreamProgress | None = None,
+        transport: Transport | None = None,
     ) -> None:
         if max_retries < 0:
             raise ValueError("max_retries must be >= 0")
@@ -119,6 +146,7 @@ class _ChatModel:
         self._system: Prompt = load_prompt(self._system_prompt)
         self._input: Prompt = load_prompt(self._input_prompt)
         self.prompt_hash = combined_hash(self._system, self._input)
+        self._transport = transport
         # An OpenAI-compatible local server usually needs no key, but the client insists on one.
         self._client = openai.OpenAI(
             api_key=api_key or "not-needed",
@@ -143,6 +171,8 @@ class _ChatModel:
     def _call(self, messages: list[dict[str, str]], schema: type[T]) -> tuple[T, TokenUsage]:
         """Send one request, retrying transient failures; return the parsed answer and usage."""
         input_tokens = sum(count_tokens(m["content"]) for m in messages)
+        if self._transport is not None:
+            return self._answer(self._transport.send(messages, schema, self.timeout_for(input_tokens)), schema)
         attempt = 0
         while True:
             try:

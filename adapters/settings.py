@@ -60,6 +60,8 @@ class Settings(BaseModel):
     consolidate_api_key: SecretStr | None = None
     openai_api_key: SecretStr | None = Field(default=None, validation_alias="OPENAI_API_KEY")
     openai_base_url: str | None = Field(default=None, validation_alias="OPENAI_BASE_URL")
+    anthropic_api_key: SecretStr | None = Field(default=None, validation_alias="ANTHROPIC_API_KEY", description="The key of an 'anthropic:' model (the Messages API).")
+    anthropic_base_url: str | None = Field(default=None, validation_alias="ANTHROPIC_BASE_URL")
     model_timeout: float = Field(default=120.0, description="Seconds to wait for a model's first answer byte, before the input's share (below).")
     model_timeout_per_1k_input: float | None = Field(default=None, description="Seconds more per 1,000 input tokens (prompt processing); unset: 20 for a local base URL, 2 for a hosted API.")
     model_retries: int = 4
@@ -140,7 +142,7 @@ def claim_policy(settings: Settings) -> ClaimPolicy:
     return ClaimPolicy(lease=timedelta(seconds=settings.claim_lease_seconds), max_attempts=settings.max_attempts)
 
 
-SECRET_FIELDS = {"database_url", "extract_api_key", "consolidate_api_key", "openai_api_key", "tombstone_key"}
+SECRET_FIELDS = {"database_url", "extract_api_key", "consolidate_api_key", "openai_api_key", "anthropic_api_key", "tombstone_key"}
 
 
 def load_settings(**overrides: Any) -> Settings:

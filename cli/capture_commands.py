@@ -67,6 +67,8 @@ def capture(
     json_out: bool = typer.Option(False, "--json", help="Print a JSON summary."),
 ) -> None:
     """Put finished sessions into memory now: ingest, extract and consolidate them (the SessionEnd hook runs this)."""
+    if hook and os.environ.get("MNEMOLOG_MODEL_CALL"):
+        return  # an agent CLI mnemolog runs as a model (adapters/agent_cli_models.py): never memory
     if hook:
         transcript = _hook_transcript()
         if transcript is None:

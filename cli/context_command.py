@@ -12,6 +12,7 @@ or help as always. Both ways end in ``context`` below.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -81,6 +82,8 @@ def context(
 
     if agent is not None and agent not in ("codex", "claude-code"):
         raise UserError(f"unknown agent {agent!r} (expected codex or claude-code)", Exit.USAGE)
+    if hook and os.environ.get("MNEMOLOG_MODEL_CALL"):
+        return  # an agent CLI mnemolog runs as a model (adapters/agent_cli_models.py): no memory for it
     folder = cwd
     given = hook_input() if hook else {}
     hook_session = given.get("session_id")

@@ -99,8 +99,15 @@ def escape_markup(text: str) -> str:
 
 def _doctor_model(json_out: bool) -> None:
     """``doctor --model``: probe each phase's model (once per server and model)."""
-    from mnemolog.adapters.model_probe import probe
-    from mnemolog.adapters.models import OFFLINE, model_choice, model_endpoint, model_fit
+    from mnemolog.adapters.model_probe import probe, probe_backend
+    from mnemolog.adapters.models import (
+        OFFLINE,
+        OPENAI,
+        model_choice,
+        model_endpoint,
+        model_fit,
+        split_model,
+    )
     from mnemolog.adapters.settings import load_settings
     from mnemolog.cli.output import Exit
 
@@ -112,12 +119,16 @@ def _doctor_model(json_out: bool) -> None:
         if name == OFFLINE:
             reports.append({"phase": phase, "model": OFFLINE, "offline": True})
             continue
-        base_url, key = model_endpoint(settings, phase)
+        base_url, key = model_endpoint(settings, phase, name)
         if (name, base_url) in seen:
             reports.append({**seen[(name, base_url)], "phase": phase})
             continue
-        found = probe(phase, name, base_url, key, settings.model_timeout)
-        found.fit = model_fit(settings, phase).as_dict()
+        backend, bare = split_model(name)
+        if backend == OPENAI:
+            found = probe(phase, bare, base_url, key, settings.model_timeout)
+        else:
+            found = probe_backend(phase, name, settings)
+        found.fit = model_fit(settings, phase, name=name).as_dict()
         seen[(name, base_url)] = found.as_dict()
         reports.append(found.as_dict())
     if json_out:
@@ -138,8 +149,15 @@ def _print_probe(r: dict[str, object]) -> None:
         return
     server = r["server"] if isinstance(r["server"], dict) else {}
     fit = r["settings"] if isinstance(r["settings"], dict) else {}
-    console.print(f"{r['phase']:<12} model {r['model']} at {r['base_url'] or 'the OpenAI API'}", highlight=False, markup=False)
-    console.print(f"  server     {server.get('kind')}; models: {', '.join(server.get('models') or []) or '(not listed)'}", highlight=False, markup=False)
+    if "command" in server:  # an agent CLI
+        console.print(f"{r['phase']:<12} model {r['model']} through the {server['command']} CLI", highlight=False, markup=False)
+        found = f"{server['path']} ({server.get('version') or 'version unknown'})" if server.get("found") else "not found on PATH"
+        signed = f"signed in ({server.get('sign_in')})" if server.get("signed_in") else "not signed in"
+        console.print(f"  cli        {found}; {signed}", highlight=False, markup=False)
+    else:
+        where = r["base_url"] or ("the Anthropic API" if server.get("kind") == "anthropic" else "the OpenAI API")
+        console.print(f"{r['phase']:<12} model {r['model']} at {where}", highlight=False, markup=False)
+        console.print(f"  server     {server.get('kind')}; models: {', '.join(server.get('models') or []) or '(not listed)'}", highlight=False, markup=False)
     window = fit.get("context_window") or "unknown (set model_context_tokens)"
     console.print(
         f"  settings   context window {window}; input budget {fit.get('input_budget')}; "
@@ -147,10 +165,10 @@ def _print_probe(r: dict[str, object]) -> None:
         highlight=False, markup=False,
     )
     if not r["answered"]:
-        console.print(f"  request    [red]failed[/red]: {r['error']}", highlight=False)
+        console.print(f"  request    [red]failed[/red]: {escape_markup(str(r['error']))}", highlight=False, emoji=False)
         return
-    honoured = "[green]yes[/green]" if r["schema_honoured"] else f"[yellow]no[/yellow] ({r['error']})"
-    console.print(f"  schema     JSON schema honoured: {honoured}", highlight=False)
+    honoured = "[green]yes[/green]" if r["schema_honoured"] else f"[yellow]no[/yellow] ({escape_markup(str(r['error']))})"
+    console.print(f"  schema     JSON schema honoured: {honoured}", highlight=False, emoji=False)
     rate = r["tokens_per_second"]
     speed = f"{rate} tokens/s" if rate is not None else "unknown (no token count)"
     console.print(f"  speed      {speed}; {r['output_tokens']} tokens in {r['seconds']} s", highlight=False, markup=False)

@@ -26,6 +26,7 @@ from mnemolog.domain import fault_points
 from mnemolog.domain.application import MnemologApp
 from mnemolog.domain.citation import Citation
 from mnemolog.domain.eligibility import EligibilityPolicy, assess_eligibility
+from mnemolog.domain.model_calls import is_model_call
 from mnemolog.domain.ports import (
     Progress,
     Redactor,
@@ -66,6 +67,7 @@ class IngestReport:
     unchanged: int = 0
     duplicate: int = 0
     lines_skipped: dict[str, int] = field(default_factory=dict)
+    model_calls: int = 0  # session files of mnemolog's own model calls, never recorded
     lines_ignored: dict[str, int] = field(default_factory=dict)  # known non-conversation line types (no warning)
     redactions: int = 0
     citations: int = 0
@@ -134,6 +136,9 @@ def ingest(
             report.errors.append(_redacted_error(redactor, shown, str(error)))
             continue
         report.files_read += 1
+        if is_model_call(transcript):
+            report.model_calls += 1  # mnemolog's own call to an agent CLI: never memory
+            continue
         for reason, count in transcript.skipped.items():
             report.lines_skipped[reason] = report.lines_skipped.get(reason, 0) + count
         for kind, count in transcript.ignored.items():

@@ -43,10 +43,19 @@ class ToolCall:
 
 @dataclass(frozen=True)
 class Reply:
-    """What the model answers: text, and optionally a tool call after it."""
+    """What the model answers: text, and optionally a tool call after it.
+
+    ``status`` other than 200 answers an HTTP error instead (``error`` as its
+    message, ``headers`` such as ``retry-after``); ``stop_reason`` overrides the
+    Messages API's (e.g. ``refusal``, ``max_tokens``).
+    """
 
     text: str = ""
     tool_call: ToolCall | None = None
+    status: int = 200
+    error: str = ""
+    headers: dict[str, str] = field(default_factory=dict)
+    stop_reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -176,6 +185,13 @@ class AgentModelServer:
                 except Exception as error:  # a broken script fails the test visibly, not the agent silently
                     self._send_json({"error": {"type": "script_error", "message": repr(error)}}, status=500)
                     return
+                if reply.status != 200:
+                    error = {"type": "error", "error": {"type": "scripted_error", "message": reply.error or "scripted error"}}
+                    self._send_json(error, status=reply.status, headers=reply.headers)
+                    return
+                if recorded.wire == "messages" and not body.get("stream"):
+                    self._send_json(_message_body(reply, body))  # the Anthropic SDK's plain messages.create
+                    return
                 events = _responses_events(reply, body) if recorded.wire == "responses" else _messages_events(reply, body)
                 self.send_response(200)
                 self.send_header("content-type", "text/event-stream")
@@ -187,9 +203,11 @@ class AgentModelServer:
                     self.wfile.flush()
                 self.close_connection = True
 
-            def _send_json(self, data: Any, status: int = 200) -> None:
+            def _send_json(self, data: Any, status: int = 200, headers: dict[str, str] | None = None) -> None:
                 payload = json.dumps(data).encode()
                 self.send_response(status)
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
                 self.send_header("content-type", "application/json")
                 self.send_header("content-length", str(len(payload)))
                 self.end_headers()
@@ -258,6 +276,18 @@ def _responses_events(reply: Reply, body: dict[str, Any]) -> Iterator[tuple[str,
         output.append(done_call)
     usage = {"input_tokens": 100, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 20, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 120}
     yield "response.completed", {"type": "response.completed", "response": {**base, "status": "completed", "output": output, "usage": usage}}
+
+
+def _message_body(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
+    """A whole (not streamed) Messages API answer: a text block and/or one tool_use block."""
+    content: list[dict[str, Any]] = []
+    if reply.text:
+        content.append({"type": "text", "text": reply.text})
+    if reply.tool_call:
+        content.append({"type": "tool_use", "id": f"toolu_{uuid.uuid4().hex[:12]}", "name": reply.tool_call.name, "input": reply.tool_call.arguments})
+    stop = reply.stop_reason or ("tool_use" if reply.tool_call else "end_turn")
+    return {"id": f"msg_{uuid.uuid4().hex[:12]}", "type": "message", "role": "assistant", "model": str(body.get("model", "scripted")),
+            "content": content, "stop_reason": stop, "stop_sequence": None, "usage": {"input_tokens": 100, "output_tokens": 20}}
 
 
 def _messages_events(reply: Reply, body: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
