@@ -195,3 +195,14 @@ def test_a_model_procedure_step_that_says_ok_with_a_failure_is_not_a_success() -
         "- `npm run lint` -> ok (0 errors)\n"
     )
     assert [(s.command, s.ok) for s in parse_procedure(raw)] == [("cargo test", False), ("cargo build", True), ("npm run lint", True)]
+
+
+@pytest.mark.parametrize(
+    ("output", "exit_code"),
+    [(LEGACY_PANIC, 101), (LEGACY_TIMEOUT, None), (_json_string("1 failed", 1), 1), (_json_string("ok", 0), 0)],
+    ids=["sandbox-denied", "timed-out", "json-exit-1", "json-exit-0"],
+)
+def test_the_codex_reader_marks_a_sandbox_refusal_as_an_error(tmp_path: Path, output: str, exit_code: int | None) -> None:
+    transcript = read_session(_legacy_codex(tmp_path, "cargo test", output))
+    (result,) = [item for item in transcript.items if item.kind.value == "tool_output"]
+    assert (result.exit_code, result.is_error) == (exit_code, exit_code != 0)
