@@ -206,3 +206,12 @@ def test_the_codex_reader_marks_a_sandbox_refusal_as_an_error(tmp_path: Path, ou
     transcript = read_session(_legacy_codex(tmp_path, "cargo test", output))
     (result,) = [item for item in transcript.items if item.kind.value == "tool_output"]
     assert (result.exit_code, result.is_error) == (exit_code, exit_code != 0)
+
+
+def test_a_command_started_in_the_background_has_no_outcome_yet(tmp_path: Path) -> None:
+    session = ClaudeSession(1, DAY, CWD).user("Start the server and run the tests.")
+    session.tool("Bash", {"command": "mix phx.server", "run_in_background": True},
+                 "Command running in background with ID: bae407b. Output is being written to: /tmp/claude-1000/tasks/bae407b.output")
+    session.bash("mix test", "Finished in 0.4 seconds\n12 tests, 0 failures")
+    raw = _memory(session.say("Done.").write(tmp_path))
+    assert [(s.command, s.ok) for s in parse_procedure(raw)] == [("mix test", True)], raw
