@@ -19,16 +19,23 @@ its rules lean towards keeping too little rather than something false:
   lists, subagent calls and MCP tools never are; trivial read-only commands
   (``ls``, ``cat``, ``grep``, ``git status``, ...) are never knowledge;
 - build, test, lint, install and run commands that passed, written without
-  the agent's tool name, so the same command from two agents is one fact;
+  the agent's tool name, so the same command from two agents is one fact; a
+  command passed only when its output says so (``command_outcomes``: exit 0,
+  or without an exit code no sandbox refusal, time-out, missing command,
+  panic or failure summary), and it keeps the folder it ran in
+  (``cd DIR && cmd``, DIR relative to the session's folder);
 - failure -> fix pairs where the fix differs from the failing command: a
   different command, or the setup step (install, config) after which the
   same command passed; a failure fixed by simply running it again (after
   code edits) is not reusable and is left out;
 - the procedure: every shell command that is neither trivial nor version
-  control bookkeeping (``git ...``), in the order it ran, normalised (no
-  ``cd DIR &&``, no output plumbing, the session's folder written as ``.``)
-  with its outcome (``ok``, or ``failed`` with the exit code and the error
-  line), so phase 2 can compare sessions and learn skills from them;
+  control bookkeeping (``git ...``), in the order it ran, normalised (the
+  folder it needs as one leading ``cd DIR &&``, none for the session's own
+  folder; no output plumbing; the session's folder written as ``.``) with its
+  outcome (``ok``, or ``failed`` with the exit code or why — timed out,
+  sandbox denied — and the error line), so phase 2 can compare sessions and
+  learn skills from them; a command still running in the background has no
+  outcome and is left out;
 - keywords from the commands, error names and files of the session;
 - a rollout summary that says what was done: the requests, the commands
   that passed, the files changed, what was fixed, the outcome.
@@ -55,9 +62,10 @@ from mnemolog.domain.transcript import ItemKind, Transcript, TranscriptItem
 __all__ = ["HEURISTIC_VERSION", "PROCEDURE_HEADING", "HeuristicExtractor", "is_trivial_command", "normalise_command", "procedure_command"]
 
 HEURISTIC_VERSION = (
-    "mnemolog-heuristic-v3: typed directives (user-wide marked), shell commands only, "
+    "mnemolog-heuristic-v4: typed directives (user-wide marked), shell commands only, "
     "no trivial commands, fixes that differ from the failure, summaries of what was done, "
-    "the procedure (shell commands in order with their outcome)"
+    "the procedure (shell commands in order with their outcome), "
+    "outcomes from what the output says, commands with the folder they ran in"
 )
 
 # ------------------------------------------------------------------ preferences
