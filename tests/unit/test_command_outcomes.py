@@ -25,6 +25,7 @@ from mnemolog.adapters.heuristic_extractor import HeuristicExtractor
 from mnemolog.adapters.heuristic_skills import parse_procedure
 from mnemolog.adapters.session_files import read_session
 from support.agent_sessions import ClaudeSession, CodexRollout
+from support.cli import run_cli
 
 DAY = datetime(2026, 5, 4, 9, tzinfo=UTC)
 CWD = "/home/dev/codex"
@@ -215,3 +216,29 @@ def test_a_command_started_in_the_background_has_no_outcome_yet(tmp_path: Path) 
     session.bash("mix test", "Finished in 0.4 seconds\n12 tests, 0 failures")
     raw = _memory(session.say("Done.").write(tmp_path))
     assert [(s.command, s.ok) for s in parse_procedure(raw)] == [("mix test", True)], raw
+
+
+def test_the_legacy_rollout_of_the_finding_leaves_no_passed_fact_in_the_memory_folder(tmp_path: Path) -> None:
+    """The shape of the real 2025 rollout: `cd codex-rs && cargo test …` refused by the sandbox, `cargo check` timed out."""
+    lines: list[dict[str, Any]] = [
+        {"id": "0197c3a1-0000-7000-8000-000000000002", "timestamp": "2025-07-01T10:00:00.000Z", "instructions": None,
+         "git": {"commit_hash": "abc1234", "branch": "main", "repository_url": "https://github.com/openai/codex.git"}},
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": f"<environment_context>\n  <cwd>{CWD}</cwd>\n</environment_context>"}]},
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Make the workspace build and its tests pass."}]},
+    ]
+    for n, (command, output) in enumerate([
+        ("cd codex-rs && cargo test --workspace --all-features --quiet", LEGACY_PANIC),
+        ("cd codex-rs && cargo check --all-targets", LEGACY_TIMEOUT),
+    ]):
+        lines.append({"type": "function_call", "name": "shell", "call_id": f"call_{n}",
+                      "arguments": json.dumps({"command": ["bash", "-lc", command], "workdir": CWD})})
+        lines.append({"type": "function_call_output", "call_id": f"call_{n}", "output": output})
+    path = tmp_path / "rollout-2025-07-01T10-00-00-0197c3a1-0000-7000-8000-000000000002.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    env = {"MNEMOLOG_HOME": str(tmp_path / "m"), "HOME": str(tmp_path / "home"), "CODEX_HOME": str(tmp_path / "codex")}
+    result = run_cli("run", "--all", str(path), env=env)
+    assert result.code == 0, result.out + result.err
+    folder = "\n".join(p.read_text(encoding="utf-8") for p in sorted((tmp_path / "m" / "memories").rglob("*.md")))
+    assert "passed" not in folder.replace("12 passed", "") and "-> ok" not in folder, folder
+    assert "`cd codex-rs && cargo test --workspace --all-features --quiet` -> failed (exit 101" in folder, folder
+    assert "`cd codex-rs && cargo check --all-targets` -> failed (timed out" in folder, folder
