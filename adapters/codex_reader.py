@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import PurePath
 from typing import Any
 
+from mnemolog.adapters.command_outcomes import sandbox_failure
 from mnemolog.domain import served_memory
 from mnemolog.domain.citation_parsing import citation_from_event, parse_citation_blocks
 from mnemolog.domain.transcript import (
@@ -131,7 +132,10 @@ def parse_tool_output(output: Any) -> tuple[str, int | None, bool]:
     Handles plain strings, lists of content parts, the older JSON-string shell
     output ``{"output": …, "metadata": {"exit_code": …}}``, ``{"content": …,
     "success": …}`` objects and unified-exec headers (``Process exited with
-    code N``). A non-zero exit code, or ``success: false``, is an error.
+    code N``), and the plain strings mid-2025 Codex wrote when its sandbox
+    stopped a command (``failed in sandbox LinuxSeccomp with execution error:
+    … exit code: 101 …``, ``… command timed out``). A non-zero exit code,
+    ``success: false`` or a sandbox refusal is an error.
     """
     success: bool | None = None
     exit_code: int | None = None
@@ -160,7 +164,10 @@ def parse_tool_output(output: Any) -> tuple[str, int | None, bool]:
         header = _EXIT_HEADER.match(text[:2000])
         if header:
             exit_code = int(header.group(1))
-    is_error = (exit_code is not None and exit_code != 0) or success is False
+    refused = sandbox_failure(text) if exit_code is None else None
+    if refused is not None:  # mid-2025: the sandbox's plain-string refusal or time-out instead of the output
+        exit_code = refused[0]
+    is_error = (exit_code is not None and exit_code != 0) or success is False or refused is not None
     return text, exit_code, is_error
 
 

@@ -19,16 +19,23 @@ its rules lean towards keeping too little rather than something false:
   lists, subagent calls and MCP tools never are; trivial read-only commands
   (``ls``, ``cat``, ``grep``, ``git status``, ...) are never knowledge;
 - build, test, lint, install and run commands that passed, written without
-  the agent's tool name, so the same command from two agents is one fact;
+  the agent's tool name, so the same command from two agents is one fact; a
+  command passed only when its output says so (``command_outcomes``: exit 0,
+  or without an exit code no sandbox refusal, time-out, missing command,
+  panic or failure summary), and it keeps the folder it ran in
+  (``cd DIR && cmd``, DIR relative to the session's folder);
 - failure -> fix pairs where the fix differs from the failing command: a
   different command, or the setup step (install, config) after which the
   same command passed; a failure fixed by simply running it again (after
   code edits) is not reusable and is left out;
 - the procedure: every shell command that is neither trivial nor version
-  control bookkeeping (``git ...``), in the order it ran, normalised (no
-  ``cd DIR &&``, no output plumbing, the session's folder written as ``.``)
-  with its outcome (``ok``, or ``failed`` with the exit code and the error
-  line), so phase 2 can compare sessions and learn skills from them;
+  control bookkeeping (``git ...``), in the order it ran, normalised (the
+  folder it needs as one leading ``cd DIR &&``, none for the session's own
+  folder; no output plumbing; the session's folder written as ``.``) with its
+  outcome (``ok``, or ``failed`` with the exit code or why — timed out,
+  sandbox denied — and the error line), so phase 2 can compare sessions and
+  learn skills from them; a command still running in the background has no
+  outcome and is left out;
 - keywords from the commands, error names and files of the session;
 - a rollout summary that says what was done: the requests, the commands
   that passed, the files changed, what was fixed, the outcome.
@@ -48,15 +55,17 @@ from difflib import SequenceMatcher
 from pathlib import PurePosixPath
 from typing import Any
 
+from mnemolog.adapters.command_outcomes import judge_outcome, where_run
 from mnemolog.domain.extraction import ExtractionAnswer, StageOneOutput, TokenUsage
 from mnemolog.domain.transcript import ItemKind, Transcript, TranscriptItem
 
 __all__ = ["HEURISTIC_VERSION", "PROCEDURE_HEADING", "HeuristicExtractor", "is_trivial_command", "normalise_command", "procedure_command"]
 
 HEURISTIC_VERSION = (
-    "mnemolog-heuristic-v3: typed directives (user-wide marked), shell commands only, "
+    "mnemolog-heuristic-v4: typed directives (user-wide marked), shell commands only, "
     "no trivial commands, fixes that differ from the failure, summaries of what was done, "
-    "the procedure (shell commands in order with their outcome)"
+    "the procedure (shell commands in order with their outcome), "
+    "outcomes from what the output says, commands with the folder they ran in"
 )
 
 # ------------------------------------------------------------------ preferences
@@ -202,7 +211,7 @@ _TRIVIAL = frozenset(
 _TRIVIAL_GIT = re.compile(r"^git\s+(status|log|diff|show|branch|remote|rev-parse|ls-files|blame|config --get|stash list)\b")
 _ERROR_LINE = re.compile(
     r"error|Error|ERROR|Traceback|FAILED|Exception|panic:|fatal:|No rule to make target|command not found|"
-    r"No such file|not found|ERR!|Missing script|Unknown (command|script)|denied"
+    r"No such file|not found|ERR!|Missing script|Unknown (command|script)|denied|panicked|timed out"
 )
 _ERROR_NAME = re.compile(r"\b([A-Z][A-Za-z]+(?:Error|Exception))\b")
 _RUNNING = re.compile(r"Process running with session ID (\d+)")
@@ -222,14 +231,14 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def normalise_command(command: str) -> str:
-    """A command line as memory states it: no leading ``cd DIR &&``, no output plumbing, one line."""
-    text = " ".join(command.split())
-    while True:
-        stripped = re.sub(r"^cd\s+\S+\s*(&&|;)\s*", "", text)
-        if stripped == text:
-            break
-        text = stripped
+def normalise_command(command: str, cwd: str | None = None, workdir: str | None = None) -> str:
+    """A command line as memory states it: one line, no output plumbing, and the folder it needs.
+
+    Leading ``cd DIR &&`` steps and the tool's ``workdir`` become one
+    ``cd DIR && `` (relative to the session's folder ``cwd``); none when the
+    command ran in the session's folder itself.
+    """
+    text = where_run(" ".join(command.split()), cwd, workdir)
     text = re.sub(r"\s*\|\s*(tail|head|tee|less|cat)(\s+-?[\w=.-]+)*\s*$", "", text)
     text = re.sub(r"\s*2>&1\s*$", "", text)
     text = re.sub(r"\s*;\s*echo\s+\S*\$\?\S*\s*$", "", text)
@@ -266,6 +275,7 @@ class _Command:
     exit_code: int | None
     failed: bool
     error_lines: tuple[str, ...]
+    reason: str = ""  # why it failed ("timed out", "sandbox denied", "exit 2", ...)
 
     @property
     def trivial(self) -> bool:
@@ -302,6 +312,16 @@ def _command_text(call: TranscriptItem) -> str | None:
     return None
 
 
+def _workdir(call: TranscriptItem) -> str | None:
+    """The folder a shell call asked to run in (Codex's ``workdir``), if any."""
+    args = _args(call)
+    value = args.get("workdir") if isinstance(args, dict) else None
+    return value if isinstance(value, str) and value.startswith("/") else None
+
+
+_BACKGROUND = re.compile(r"^Command running in background with ID: ")
+
+
 def _changed_files(items: Sequence[TranscriptItem]) -> list[str]:
     """Files the session wrote or edited (Claude Code's file tools, Codex's apply_patch)."""
     found: list[str] = []
@@ -333,12 +353,15 @@ def _session_id(call: TranscriptItem) -> str | None:
     return None
 
 
-def _commands(items: Sequence[TranscriptItem]) -> list[_Command]:
+def _commands(items: Sequence[TranscriptItem], cwd: str | None = None) -> list[_Command]:
     """Finished shell commands in order, each paired with its result.
 
     A command still running (Codex's ``exec_command`` answering "Process
     running with session ID n") is resolved by the later call that polls that
-    session and sees it exit.
+    session and sees it exit. One started in the background (Claude Code's
+    "Command running in background with ID") has no outcome yet and is left out.
+    Whether a command failed is what its output says
+    (``command_outcomes.judge_outcome``); each keeps the folder it ran in.
     """
     calls: dict[str, tuple[int, TranscriptItem]] = {}
     running: dict[str, tuple[int, TranscriptItem]] = {}
@@ -364,15 +387,19 @@ def _commands(items: Sequence[TranscriptItem]) -> list[_Command]:
         if pending and item.exit_code is None and not item.is_error:
             running[pending.group(1)] = found
             continue
+        if _BACKGROUND.match(item.text) and not item.is_error:
+            continue
         call_index, call = found
         raw = _command_text(call)
-        command = normalise_command(raw) if raw else ""
-        if not command:
+        command = normalise_command(raw, cwd, _workdir(call)) if raw else ""
+        if not command or raw is None:
             continue
-        failed = item.is_error or (item.exit_code is not None and item.exit_code != 0)
-        lines = [line.strip() for line in _output_body(item.text).splitlines() if line.strip()]
+        body = _output_body(item.text)
+        outcome = judge_outcome(body, exit_code=item.exit_code, is_error=item.is_error, command=raw)
+        failed = outcome.failed
+        lines = [line.strip() for line in body.splitlines() if line.strip()]
         lines = [line for line in lines if not re.match(r"^Exit code -?\d+$", line)]
-        if failed and item.exit_code == 1 and not lines and _SEARCH.match(command):
+        if failed and outcome.exit_code == 1 and not lines and _SEARCH.match(command):
             continue  # grep and rg exit 1 when nothing matched: not a failure, not knowledge
         errors = tuple(_clip(line, 160) for line in lines if _ERROR_LINE.search(line))
         if failed and not errors and lines:
@@ -381,15 +408,22 @@ def _commands(items: Sequence[TranscriptItem]) -> list[_Command]:
             _Command(
                 index=call_index,
                 command=_clip(command, 200),
-                exit_code=item.exit_code,
+                exit_code=outcome.exit_code,
                 failed=failed,
+                reason=outcome.reason,
                 error_lines=tuple(dict.fromkeys(errors))[-_MAX_ERROR_LINES:] if failed else (),
             )
         )
     return commands
 
 
+def _bare(command: str) -> str:
+    """The command without the ``cd DIR && `` that says where it ran (for comparing what it does)."""
+    return re.sub(r"^cd \S+ && ", "", command)
+
+
 def _similar(a: str, b: str) -> bool:
+    a, b = _bare(a), _bare(b)
     first_a, first_b = a.split()[:1], b.split()[:1]
     return first_a == first_b or SequenceMatcher(None, a, b).ratio() >= 0.6
 
@@ -423,7 +457,7 @@ def _fix_for(position: int, commands: Sequence[_Command]) -> _Fix | str | None:
             if setup:
                 return _Fix(failure, head + f"run `{setup[-1].command}` first, then `{failure.command}` works")
             return "rerun"
-        if _SETUP.search(later.command):
+        if _SETUP.search(_bare(later.command)):
             setup.append(later)
             continue
         if _similar(later.command, failure.command) or (missing and offset <= 3 and _BUILD_TEST.search(later.command)):
@@ -464,7 +498,7 @@ def _procedure(commands: Sequence[_Command], cwd: str | None) -> list[str]:
         if not command.failed:
             outcome = "ok"
         else:
-            detail = f"exit {command.exit_code}" if command.exit_code is not None else "error"
+            detail = f"exit {command.exit_code}" if command.exit_code is not None else (command.reason or "error")
             outcome = f"failed ({detail}: {command.error})" if command.error else f"failed ({detail})"
         line = f"`{text}` -> {outcome}"
         if not lines or lines[-1] != line:  # the same command run again with the same outcome is one step
@@ -494,7 +528,7 @@ class _Findings:
 
 def _analyse(transcript: Transcript) -> _Findings:
     findings = _Findings(directives=_directives(transcript.items))
-    commands = [c for c in _commands(transcript.items)]
+    commands = [c for c in _commands(transcript.items, transcript.meta.cwd)]
     resolved: set[int] = set()
     for position, command in enumerate(commands):
         if not command.failed or command.trivial or command.index in resolved:

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
 
+from mnemolog.adapters.command_outcomes import failure_in
 from mnemolog.domain.plan import GLOBAL_SCOPE, Edit, ItemKindName
 from mnemolog.domain.ports import InputForModel, ItemForModel, NoteForModel
 from mnemolog.domain.project_names import project_label
@@ -105,7 +106,10 @@ def parse_procedure(raw_memory: str) -> tuple[ProcedureStep, ...]:
         match = _STEP.match(stripped)
         if match:
             command = " ".join(match.group("command").split())
-            steps.append(ProcedureStep(command, match.group("outcome").lower() == "ok", (match.group("detail") or "").strip()))
+            detail = (match.group("detail") or "").strip()
+            # "-> ok (exit code: 101 …)": a step whose own words say it failed did not succeed
+            ok = match.group("outcome").lower() == "ok" and failure_in(detail) is None
+            steps.append(ProcedureStep(command, ok, detail))
     return tuple(steps)
 
 

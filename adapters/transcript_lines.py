@@ -3,7 +3,8 @@
 The readers turn records into items without saying which record; items come
 out in file order, so one pass over both finds each item's record: the first
 record at or after the previous item's whose strings hold a probe of the
-item's text (a short piece of its first line). A string that is itself JSON
+item's text (a short piece of its first line) and, for a tool call or
+result, its call id when a record names it. A string that is itself JSON
 (Codex keeps shell outputs so) is looked into too. An item no record holds
 keeps no line.
 
@@ -158,17 +159,24 @@ def with_lines(
             whole[index] = "\n".join(found)
         return all(probe in whole[index] for probe in probes)
 
+    def search(probes: list[str], start: int) -> int | None:
+        verbatim = _literal_pieces(probes)
+        for index in range(start, min(len(records), start + LOOKAHEAD)):
+            if holds(index, probes, verbatim):
+                return index
+        return None
+
     items = []
     at = 0
     for item in transcript.items:
         probes = _probes(item.text)
-        verbatim = _literal_pieces(probes)
         found = None
-        if probes:
-            for index in range(at, min(len(records), at + LOOKAHEAD)):
-                if holds(index, probes, verbatim):
-                    found = index
-                    break
+        if probes and item.call_id:
+            # a tool call or result is in a record that names its call: not in another command's output
+            # that happens to hold the same words (`cat package.json` printing "npm run build")
+            found = search([*probes, item.call_id], at)
+        if found is None and probes:
+            found = search(probes, at)
         if found is None:
             items.append(item)
             continue

@@ -30,6 +30,7 @@ _STOP_WORDS = (
     "had can could should would will just also only all any each every there here what which who how"
 )
 _STOP = frozenset(_STOP_WORDS.split(" "))
+_CODE = re.compile(r"`([^`\n]+)`")
 # By ItemKind's values (a StrEnum member looks its value up): user, tool call, tool output, assistant.
 _KIND_ORDER = {"user": 0, "tool_call": 1, "tool_output": 2, "assistant": 3}
 
@@ -74,16 +75,21 @@ def _lines(item: TranscriptItem) -> Iterator[str]:
 
 
 def _best_window(line: str, wanted: set[str]) -> tuple[int, str]:
-    """The run of at most ``QUOTE_WORDS`` words of ``line`` holding the most wanted words, verbatim."""
+    """The run of at most ``QUOTE_WORDS`` words of ``line`` holding the most distinct wanted words, verbatim.
+
+    Distinct: a word repeated ("dev dev" in a listing's owner columns) is one word of evidence.
+    """
     words = list(_WORD.finditer(line))
     best, best_at = 0, (0, 0)
     for start in range(len(words)):
         if words[start].group(0).casefold() not in wanted:
             continue  # a quote starts and ends on a word it is quoted for
-        hits = 0
+        seen: set[str] = set()
         for end in range(start, min(start + QUOTE_WORDS, len(words))):
-            if words[end].group(0).casefold() in wanted:
-                hits += 1
+            word = words[end].group(0).casefold()
+            if word in wanted and word not in seen:
+                seen.add(word)
+                hits = len(seen)
                 if hits > best:
                     best, best_at = hits, (start, end)
     if not best:
@@ -92,19 +98,46 @@ def _best_window(line: str, wanted: set[str]) -> tuple[int, str]:
     return best, line[first.start() : last.end()][:QUOTE_CHARS]
 
 
+def _code_words(text: str) -> set[str]:
+    """The words of the text's code spans (`just lint`): a command's words count, even the common ones."""
+    return {w.casefold() for span in _CODE.findall(text) for w in _WORD.findall(span) if len(w) >= 2}
+
+
+def _related_outputs(transcript: Sequence[TranscriptItem], wanted: set[str]) -> set[int]:
+    """The indexes of tool outputs whose call shares a content word with ``wanted`` (paired by call id, else the call before)."""
+    about: dict[str, bool] = {}
+    last = False
+    related: set[int] = set()
+    for index, item in enumerate(transcript):
+        if item.kind == "tool_call":
+            last = any(content_words(line) & wanted for line in _lines(item))
+            if item.call_id:
+                about[item.call_id] = last
+        elif item.kind == "tool_output" and (about.get(item.call_id, last) if item.call_id else last):
+            related.add(index)
+    return related
+
+
 def locate_spans(text: str, session_id: UUID, transcript: Sequence[TranscriptItem], limit: int = 2) -> tuple[EvidenceSpan, ...]:
     """The lines of one session's transcript that best support ``text`` (at most ``limit``), as spans.
 
-    A line must share at least two content words with the text (one when the
-    text has only one); user messages come before tool calls, tool output and
-    the assistant's words at equal scores, then earlier lines.
+    A line must share at least two distinct content words with the text (one
+    when the text has only one); user messages come before tool calls, tool
+    output and the assistant's words at equal scores, then earlier lines. A
+    tool's output is quoted only when its call shares a word with the text: it
+    is the result of a command the text is about, never another command's
+    output that happens to hold the same words (``cat package.json`` for
+    "`npm run build` passed").
     """
-    wanted = content_words(text)
+    wanted = content_words(text) | _code_words(text)
     if not wanted:
         return ()
     need = min(2, len(wanted))
     found: list[tuple[int, int, int, str]] = []  # (-score, kind order, index, quote)
+    related = _related_outputs(transcript, wanted)
     for index, item in enumerate(transcript):
+        if item.kind == "tool_output" and index not in related:
+            continue
         best: tuple[int, str] = (0, "")
         for line in _lines(item):
             scored = _best_window(line, wanted)

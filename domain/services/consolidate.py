@@ -499,7 +499,12 @@ class _Edits:
         self._sessions: dict[UUID, Session | None] = {}
 
     def spans(self, title: str, text: str, keywords: Sequence[str], evidence: Sequence[UUID]) -> tuple[EvidenceSpan, ...]:
-        """Line-level evidence for an edit: the lines of its evidence sessions that best support it (notes have none)."""
+        """Line-level evidence for an edit: the lines of its evidence sessions that best support it (notes have none).
+
+        The item's own words first: a span quotes what the item says (the
+        user's words, the command and its result); its title and keywords
+        only find lines when its text finds none in that session.
+        """
         found: list[EvidenceSpan] = []
         for session_id in evidence:
             if session_id not in self._sessions:
@@ -507,7 +512,8 @@ class _Edits:
                 self._sessions[session_id] = loaded if isinstance(loaded, Session) else None
             session = self._sessions[session_id]
             if session is not None:
-                found.extend(locate_spans(" ".join([title, text, *keywords]), session_id, session.transcript, SPANS_PER_SESSION))
+                spans = locate_spans(text, session_id, session.transcript, SPANS_PER_SESSION)
+                found.extend(spans or locate_spans(" ".join([title, text, *keywords]), session_id, session.transcript, SPANS_PER_SESSION))
         return tuple(found[:SPANS_PER_ITEM])
 
     def item(self, item_id: UUID) -> MemoryItem:

@@ -82,3 +82,73 @@ def test_explain_lists_spans_whose_lines_hold_their_quotes(tmp_path: Path) -> No
     assert plain.code == 0 and "evidence:" in plain.out
     assert all(s["native_id"] in plain.out for s in story["spans"])
     assert all(s["session_id"] not in plain.out for s in story["spans"])
+
+
+def _commands_by_call(path: str) -> dict[str, str]:
+    """Every shell call's id -> its command line, read from the session file itself (both agents)."""
+    found: dict[str, str] = {}
+    with open(path, encoding="utf-8") as handle:
+        for raw in handle:
+            try:
+                record = json.loads(raw)
+            except ValueError:
+                continue
+            payload = record.get("payload") if isinstance(record.get("payload"), dict) else record
+            if payload.get("type") == "function_call" and isinstance(payload.get("arguments"), str):
+                try:
+                    args = json.loads(payload["arguments"])
+                except ValueError:
+                    continue
+                command = args.get("cmd", args.get("command")) if isinstance(args, dict) else None
+                if isinstance(command, list):
+                    command = " ".join(map(str, command))
+                if isinstance(command, str):
+                    found[str(payload.get("call_id"))] = command
+            message = record.get("message") if isinstance(record.get("message"), dict) else {}
+            for block in message.get("content") if isinstance(message.get("content"), list) else []:
+                if isinstance(block, dict) and block.get("type") == "tool_use" and isinstance(block.get("input"), dict):
+                    command = block["input"].get("command")
+                    if isinstance(command, str):
+                        found[str(block.get("id"))] = command
+    return found
+
+
+def _call_of(record: dict[str, Any]) -> str | None:
+    """The call id a tool-result line answers, or None when the line is not a tool result."""
+    payload = record.get("payload") if isinstance(record.get("payload"), dict) else record
+    if payload.get("type") in ("function_call_output", "custom_tool_call_output", "exec_command_end"):
+        return str(payload.get("call_id"))
+    message = record.get("message") if isinstance(record.get("message"), dict) else {}
+    for block in message.get("content") if isinstance(message.get("content"), list) else []:
+        if isinstance(block, dict) and block.get("type") == "tool_result":
+            return str(block.get("tool_use_id"))
+    return None
+
+
+def test_a_command_facts_spans_quote_the_command_or_its_own_result(tmp_path: Path) -> None:
+    """"`npm run build` passed" never quotes the output of `cat package.json` (or of any other command)."""
+    folders = [shared_fixture("codex-rollouts"), shared_fixture("claude-code")]
+    env = {"MNEMOLOG_HOME": str(tmp_path / "home")}
+    assert run_cli("run", "--all", *map(str, folders), env=env).code == 0
+    store = open_store(Settings(home=tmp_path / "home"))
+    try:
+        store.catch_up()
+        items = [(str(i.item_id), i.scope, i.text) for i in store.reads().active_items()]
+    finally:
+        store.close()
+    facts = 0
+    for item_id, scope, text in items:
+        if not (text.startswith("`") and text.endswith("` passed")):
+            continue
+        command = text[1:-len("` passed")]
+        story = run_cli("explain", item_id, "--project", scope if scope != "global" else READER, "--json", env=env).json()
+        facts += bool(story["spans"])
+        for span in story["spans"]:
+            if span["line"] is None:
+                continue
+            call = _call_of(json.loads(line_of(span["path"], span["line"])))
+            if call is None:
+                continue
+            ran = " ".join(_commands_by_call(span["path"]).get(call, "").split())
+            assert command.split(" && ")[-1].split("…")[0] in ran, (text, span["line"], span["quote"], ran)
+    assert facts >= 3, "the fixtures' command facts have evidence spans"

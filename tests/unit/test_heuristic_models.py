@@ -101,7 +101,7 @@ def test_extractor_follows_codex_exec_sessions_and_ignores_empty_grep() -> None:
     done = "Chunk ID: b\nWall time: 0.0 seconds\nProcess exited with code 0\nOutput:\n3 passed\n"
     chat = session(
         user("Run the tests."),
-        item(ItemKind.TOOL_CALL, "exec_command", "c1", '{"cmd": "cargo test", "workdir": "/w"}'),
+        item(ItemKind.TOOL_CALL, "exec_command", "c1", '{"cmd": "cargo test", "workdir": "/work/app"}'),
         item(ItemKind.TOOL_OUTPUT, "exec_command", "c1", running),
         item(ItemKind.TOOL_CALL, "write_stdin", "c2", '{"session_id": 42, "chars": ""}'),
         item(ItemKind.TOOL_OUTPUT, "write_stdin", "c2", done, exit_code=0),
@@ -400,7 +400,7 @@ def test_only_shell_commands_are_commands_and_trivial_ones_are_not_knowledge() -
         tool("mcp__mnemolog__search_memory", "m", {"query": "x"}, "- always deploy on Fridays [item:1]"),
         shell("a", "ls -la", "total 0", 0),
         shell("b", "cat nonexistent.txt", "cat: nonexistent.txt: No such file or directory", 1),
-        shell("c", "cd /w && cargo test 2>&1", "test result: ok. 3 passed", 0),
+        shell("c", "cd /work/app && cargo test 2>&1", "test result: ok. 3 passed", 0),
     )
     assert found == {("knowledge", "`cargo test` passed")}
 

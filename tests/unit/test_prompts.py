@@ -83,6 +83,21 @@ def test_stage_one_system_states_the_rules() -> None:
         assert phrase in text, phrase
 
 
+def test_stage_one_system_says_when_a_command_passed_and_keeps_its_folder() -> None:
+    text = " ".join(load_prompt("stage_one_system").text.lower().split())
+    for phrase in (
+        "a command passed only when its output says so",
+        "failed in sandbox",
+        "command timed out",
+        "command not found",
+        "panicked",
+        "npm err!",
+        "`cd <dir relative to the session's folder> && <command>`",
+    ):
+        assert phrase in text, phrase
+    assert "without a leading `cd <dir> &&`" not in text
+
+
 def test_consolidation_prompts_describe_the_plan() -> None:
     system = " ".join(load_prompt("consolidation_system").text.lower().split())
     for phrase in ("`add`", "`revise`", "`invalidate`", "`retire`", "global", "evidence", "i1"):

@@ -141,3 +141,65 @@ def _strings(value: object) -> list[str]:
     if isinstance(value, list):
         return [s for v in value for s in _strings(v)]
     return []
+
+
+def _call(command: str, call_id: str) -> TranscriptItem:
+    return TranscriptItem(kind=ItemKind.TOOL_CALL, tool="exec_command", call_id=call_id, text=json.dumps({"cmd": command}))
+
+
+def _result(text: str, call_id: str) -> TranscriptItem:
+    return TranscriptItem(kind=ItemKind.TOOL_OUTPUT, tool="exec_command", call_id=call_id, text=text)
+
+
+def _placed(*transcript: TranscriptItem) -> tuple[TranscriptItem, ...]:
+    return tuple(item.model_copy(update={"line": 320 + n}) for n, item in enumerate(transcript))
+
+
+def test_a_command_fact_quotes_the_command_and_its_result_never_another_commands_output() -> None:
+    transcript = _placed(
+        TranscriptItem(kind=ItemKind.USER, text="Make the release bundle."),
+        _call("cat package.json", "c1"),
+        _result('{\n  "scripts": {\n    "build": "npm run build:types && npm run build:bundle",\n    "test": "vitest"\n  }\n}', "c1"),
+        _call("npm run build", "c2"),
+        _result("> acme@1.0.0 build\n> npm run build:types && npm run build:bundle\nbundle written", "c2"),
+    )
+    spans = locate_spans("`npm run build` passed", S, transcript)
+    assert spans and {s.item for s in spans} <= {3, 4}, spans  # the command (line 323) and its own output, not package.json
+    assert 2 not in {s.item for s in spans}
+
+
+def test_a_word_repeated_is_not_two_words_of_evidence() -> None:
+    transcript = _placed(
+        _call("ls -la", "c1"),
+        _result("total 8\ndrwxr-xr-x  5 dev dev 4096 May  4 09:00 .\n-rw-r--r--  1 dev dev  312 May  4 09:00 package.json", "c1"),
+        _call("pnpm dev", "c2"),
+        _result("ready on http://localhost:3000", "c2"),
+    )
+    spans = locate_spans("`pnpm dev` passed", S, transcript)
+    assert [s.quote for s in spans] == ["pnpm dev"], spans
+
+
+def test_a_call_gets_its_own_line_not_an_earlier_output_that_mentions_the_same_command() -> None:
+    """`cat package.json`'s output holds "npm run build" and the folder: the `npm run build` call is still its own line."""
+    package = '{"scripts": {"build": "npm run build"}}'
+    cat_args = json.dumps({"cmd": "cat package.json", "workdir": "/w/app"})
+    build_args = json.dumps({"cmd": "npm run build", "workdir": "/w/app"})
+    records = [
+        {"type": "response_item", "payload": {"type": "function_call", "name": "exec_command", "call_id": "c1", "arguments": cat_args}},
+        {"type": "response_item", "payload": {"type": "function_call_output", "call_id": "c1", "output": package}},
+        {"type": "event_msg", "payload": {"type": "exec_command_end", "call_id": "c1", "cwd": "/w/app",
+                                          "command": ["/bin/zsh", "-lc", "cat package.json"], "aggregated_output": package}},
+        {"type": "response_item", "payload": {"type": "function_call", "name": "exec_command", "call_id": "c2", "arguments": build_args}},
+        {"type": "response_item", "payload": {"type": "function_call_output", "call_id": "c2", "output": "built"}},
+    ]
+    transcript = Transcript(
+        meta=SessionMeta(source="codex", native_id="t", path="/p"),
+        items=(
+            TranscriptItem(kind=ItemKind.TOOL_CALL, tool="exec_command", call_id="c1", text=cat_args),
+            TranscriptItem(kind=ItemKind.TOOL_OUTPUT, tool="exec_command", call_id="c1", text=package),
+            TranscriptItem(kind=ItemKind.TOOL_CALL, tool="exec_command", call_id="c2", text=build_args),
+            TranscriptItem(kind=ItemKind.TOOL_OUTPUT, tool="exec_command", call_id="c2", text="built"),
+        ),
+    )
+    placed = with_lines(transcript, records, [320, 322, 324, 327, 329])
+    assert [i.line for i in placed.items] == [320, 322, 327, 329]
