@@ -212,6 +212,9 @@ class _State:
     meta: dict[str, Any] = field(default_factory=dict)
     have_meta: bool = False
     first_event_user_message: str | None = None
+    # Prompts as ``event_msg`` ``user_message`` (where the transcript stood, text, time): the VS Code extension
+    # records them only this way; the CLI also as a ``response_item`` user message (then the event adds nothing).
+    event_prompts: list[tuple[int, str, datetime | None]] = field(default_factory=list)
     timestamps: list[datetime] = field(default_factory=list)
     used_web_search: bool = False
     mcp_tools: dict[str, None] = field(default_factory=dict)
@@ -347,6 +350,8 @@ def _event_msg(state: _State, payload: Mapping[str, Any], ts: datetime | None) -
         message = payload.get("message")
         if state.first_event_user_message is None and isinstance(message, str) and message.strip():
             state.first_event_user_message = message
+        if isinstance(message, str) and message.strip():
+            state.event_prompts.append((len(state.items), message, ts))
     elif kind == "agent_message":
         citation = payload.get("memory_citation")
         if isinstance(citation, Mapping):
@@ -405,6 +410,21 @@ def _legacy_line(state: _State, record: Mapping[str, Any]) -> None:
         state.skip("unknown line type: None")
 
 
+def _with_event_prompts(state: _State) -> None:
+    """The prompts recorded only as events, put in the transcript as the user's messages where they stood."""
+    said = {_words(i.text) for i in state.items if i.kind is ItemKind.USER}
+    missing = [(at, text, ts) for at, text, ts in state.event_prompts if _words(text) not in said and not any(_words(text) in s for s in said)]
+    for at, text, ts in reversed(missing):  # from the end: earlier positions stay where they were
+        if served_memory.has_served_block(text):
+            text, _ = served_memory.without_served_blocks(text)
+        if text.strip():
+            state.items.insert(at, TranscriptItem(kind=ItemKind.USER, text=text, timestamp=ts))
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
 def _first_user_text(items: Iterable[TranscriptItem]) -> str | None:
     for item in items:
         if item.kind is ItemKind.USER:
@@ -442,6 +462,7 @@ def read_codex_records(
             _envelope_line(state, record)
         else:
             _legacy_line(state, record)
+    _with_event_prompts(state)
     meta = state.meta
     cwd = meta.get("cwd") or state.environment_cwd
     started = meta.get("started_at") or (min(state.timestamps) if state.timestamps else None)

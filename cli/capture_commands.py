@@ -89,7 +89,11 @@ def capture(
 
 
 def _capture(paths: list[Path]) -> dict[str, Any]:
+    from dataclasses import replace
+    from datetime import timedelta
+
     from mnemolog.domain.services.pipeline import model_name, run_pipeline
+    from mnemolog.domain.services.status import session_outcomes
 
     def waiting(detail: str) -> None:
         console.print(f"capture: waiting for the consolidation running elsewhere to end ({detail})", highlight=False, markup=False, soft_wrap=True)
@@ -101,12 +105,14 @@ def _capture(paths: list[Path]) -> dict[str, Any]:
         policy = s.ports.pipeline_policy(now=s.clock(), sessions_ended=True, wait_while_busy=True)
         ran = run_pipeline(s, ports, policy, paths, phases=display, on_wait=waiting)
         consolidated = ran.consolidate
+        gave = session_outcomes(s, ran.ended, replace(policy.eligibility, idle=timedelta(0)))
     for problem in ran.ingest.errors:
         errors.print(f"warning: {problem['error']}", highlight=False, markup=False, soft_wrap=True)
     return {
         "paths": [str(p) for p in paths],
         "ingest": ran.ingest.as_dict(),
         "citations": ran.citations,
+        "sessions": [outcome.as_dict() for outcome in gave],
         "extract": {**ran.extract.as_dict(), "model": model_name(ports.extractor)},
         "consolidate": {
             "status": consolidated.status, "added": consolidated.added, "revised": consolidated.revised,
@@ -129,6 +135,10 @@ def _print(report: dict[str, Any], agent: str | None) -> None:
         markup=False,
         soft_wrap=True,
     )
+    for session in report["sessions"]:  # why a session gave memory nothing, in the agent's own id
+        if session["state"] not in ("extracted",):
+            why = f" ({'; '.join(session['reasons'])})" if session["reasons"] else ""
+            console.print(f"  {session['agent']} {session['session']}: {session['state']}{why}", highlight=False, markup=False, soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:

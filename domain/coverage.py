@@ -43,11 +43,14 @@ class SessionCoverage:
     reasons: tuple[str, ...] = ()
 
 
+NOT_INTERACTIVE = "not interactive (`codex exec`, `claude -p` or a subagent: set extract_noninteractive to learn from the first two)"
+
+
 def lasting_reasons(session: SessionState, now: datetime, policy: EligibilityPolicy) -> list[str]:
     """Why phase 1 will not take the session however long one waits (empty: it will, in time)."""
     reasons: list[str] = []
     if not session.interactive:
-        reasons.append("not interactive")
+        reasons.append(NOT_INTERACTIVE)
     if session.user_messages == 0:
         reasons.append("no user message")
     updated = session.updated_at

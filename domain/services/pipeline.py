@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from pathlib import Path
 from typing import Protocol
+from uuid import UUID
 
 from mnemolog.domain.eligibility import EligibilityPolicy
 from mnemolog.domain.ports import (
@@ -119,6 +120,7 @@ class PipelineReport:
     consolidate: ConsolidationReport
     citations: int = 0  # recorded from the ended sessions' transcripts
     waited: bool = False  # phase 2 waited for another process's run
+    ended: tuple[UUID, ...] = ()  # the sessions the agent said ended (``capture``), in the order of their files
 
 
 Phases = Callable[[str], AbstractContextManager[Progress]]
@@ -158,7 +160,7 @@ def run_pipeline(
     keep = (lambda path, transcript: read.append((path, transcript))) if policy.sessions_ended else None
     with phases("ingest") as progress:
         ingested = ingest_sessions(uow, ports, policy, paths, progress, on_file=keep)
-    citations = close_sessions(uow, ports, policy, read) if policy.sessions_ended else 0
+    citations, ended = close_sessions(uow, ports, policy, read) if policy.sessions_ended else (0, ())
     with phases("extract") as progress:
         extracted = extract_sessions(uow, ports, policy, progress)
     waits: list[str] = []
@@ -169,7 +171,7 @@ def run_pipeline(
 
     with phases("consolidate"):
         consolidated = consolidate_when_free(uow, ports, policy, waiting)
-    return PipelineReport(ingested, extracted, consolidated, citations, bool(waits))
+    return PipelineReport(ingested, extracted, consolidated, citations, bool(waits), ended)
 
 
 def _ended(policy: PipelinePolicy) -> EligibilityPolicy:
@@ -201,8 +203,8 @@ def ingest_sessions(
 
 def close_sessions(
     uow: UnitOfWork, ports: PipelinePorts, policy: PipelinePolicy, read: Sequence[tuple[Path, Transcript | None]]
-) -> int:
-    """Step 2: sessions that ended, assessed again as ended, and their citations recorded; how many citations were new.
+) -> tuple[int, tuple[UUID, ...]]:
+    """Step 2: sessions that ended, assessed again as ended, and their citations recorded; how many citations were new, and the sessions.
 
     A session seen before (e.g. by ``run`` while it was still going) waits for
     its idle window no more. The transcripts are those ingest read; a file
@@ -210,6 +212,7 @@ def close_sessions(
     """
     ended = _ended(policy)
     cited = 0
+    sessions: list[UUID] = []
     for path, transcript in read:
         if transcript is None:
             try:
@@ -217,9 +220,11 @@ def close_sessions(
             except SessionUnreadable:
                 continue  # it changed since ingest hashed it; the next capture or run takes it
         meta = transcript.meta
-        reassess(uow.app, session_id_for(meta.source, meta.native_id), uow.clock(), ended)
+        session_id = session_id_for(meta.source, meta.native_id)
+        reassess(uow.app, session_id, uow.clock(), ended)
         cited += cite_session_file(uow, transcript, ports.folder).citations
-    return cited
+        sessions.append(session_id)
+    return cited, tuple(sessions)
 
 
 def extract_sessions(
