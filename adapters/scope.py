@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from mnemolog.domain.plan import GLOBAL_SCOPE
+from mnemolog.domain.item_kinds import GLOBAL_SCOPE
 
 if TYPE_CHECKING:  # the transcript's pydantic models: the SessionStart hook finds its project without them
     from mnemolog.domain.transcript import Transcript

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 from uuid import UUID
 
-from mnemolog.domain.plan import GLOBAL_SCOPE
+from mnemolog.domain.item_kinds import GLOBAL_SCOPE
 from mnemolog.domain.project_names import project_label
 from mnemolog.domain.skill import skill_texts
 
