@@ -5,10 +5,11 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from mnemolog.domain.plan import GLOBAL_SCOPE
+from mnemolog.domain.item_kinds import GLOBAL_SCOPE
 
 if TYPE_CHECKING:  # the transcript's pydantic models: the SessionStart hook finds its project without them
     from mnemolog.domain.transcript import Transcript
@@ -70,16 +71,19 @@ def find_repo_root(cwd: str) -> str | None:
         current = parent
 
 
-def project_scope(git_remote: str | None, cwd: str | None) -> str:
+def project_scope(git_remote: str | None, cwd: str | None, redact_key: Callable[[str], str] | None = None) -> str:
     """The scope key of a project (see :func:`_scope_key`), with any secret in it redacted.
 
     A token in a folder name would otherwise be stored in every event that
     names the scope; ingest and every reader redact the same way, so a project
-    finds its memories under the same key.
+    finds its memories under the same key. ``redact_key`` redacts a key that
+    may hold a secret (default: the redaction rules).
     """
     key = _scope_key(git_remote, cwd)
     if not _MAY_HOLD_SECRET.search(key.partition(":")[2]):
         return key  # short path parts only: the redactor (slow to load) would find nothing
+    if redact_key is not None:
+        return redact_key(key)
     from mnemolog.adapters.redaction import redact
 
     return redact(key)[0]
@@ -160,15 +164,22 @@ class GitScopes:
         return project_scope(remote, cwd)
 
 
-def folder_scope(folder: str | Path) -> str:
+def folder_scope(folder: str | Path, redact_key: Callable[[str], str] | None = None) -> str:
     """The project scope key of a working folder, as ingest computes it for sessions there."""
     path = Path(folder).expanduser().resolve()
-    return project_scope(git_remote(str(path)) if path.is_dir() else None, str(path))
+    return project_scope(git_remote(str(path)) if path.is_dir() else None, str(path), redact_key)
 
 
 def scope_for_cwd(cwd: str | Path | None = None) -> str:
-    """The project scope key of a working folder (default: the current one)."""
-    return folder_scope(cwd if cwd is not None else Path.cwd())
+    """The project scope key of a working folder (default: the current one), for a command or agent reading there.
+
+    A key that needs redaction is redacted once per folder and remembered in the
+    home folder (``adapters/scope_key_cache.py``): the SessionStart hook finds
+    its project without loading the redaction rules.
+    """
+    from mnemolog.adapters.scope_key_cache import redacted_scope_key
+
+    return folder_scope(cwd if cwd is not None else Path.cwd(), redacted_scope_key)
 
 
 _SCOPE_PREFIXES = ("git:", "path:")

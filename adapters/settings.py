@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import platformdirs
+from mnemolog.adapters.home import resolve_home as resolve_home
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 if TYPE_CHECKING:
@@ -26,13 +26,6 @@ if TYPE_CHECKING:
     from mnemolog.domain.services.extract import ClaimPolicy
 
 CONFIG_FILE = "config.toml"
-
-
-def resolve_home(env: Mapping[str, str] | None = None) -> Path:
-    """``$MNEMOLOG_HOME``, else the platform's user data folder."""
-    env = os.environ if env is None else env
-    home = env.get("MNEMOLOG_HOME")
-    return Path(home).expanduser() if home else Path(platformdirs.user_data_dir("mnemolog"))
 
 
 ENV_PREFIX = "MNEMOLOG_"

@@ -88,6 +88,7 @@ class Store:
     folder_at: int = field(default=0, repr=False)  # the position the configured memory folder was rendered at
     followed_at: int = field(default=0, repr=False)  # the position the followers were last brought to (store_session)
     followed: Followed | None = field(default=None, repr=False)  # what the last settle brought in step
+    _kept: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)  # kept servings of an in-memory store
 
     def __post_init__(self) -> None:
         self._reads = ViewReads(self.view)
@@ -171,6 +172,32 @@ class Store:
             if deadline is not None and time.monotonic() >= deadline:
                 return
             stop.wait(interval)
+
+    def keep_served(self, record: dict[str, Any]) -> None:
+        """Keep a serving the log would not take now, for the next store session (``<home>/served-spool``)."""
+        if self.backend == "memory":
+            self._kept[f"{record['id']}.json"] = record
+            return
+        from mnemolog.adapters.served_spool import SPOOL_FOLDER, ServedSpool
+
+        ServedSpool(self.settings.home / SPOOL_FOLDER).keep(record)
+
+    def kept_served(self) -> list[tuple[str, dict[str, Any]]]:
+        """The kept servings not yet recorded: (name, record)."""
+        if self.backend == "memory":
+            return list(self._kept.items())
+        from mnemolog.adapters.served_spool import SPOOL_FOLDER, ServedSpool
+
+        return ServedSpool(self.settings.home / SPOOL_FOLDER).kept()
+
+    def forget_kept(self, name: str) -> None:
+        """Drop a kept serving the log now holds."""
+        if self.backend == "memory":
+            self._kept.pop(name, None)
+            return
+        from mnemolog.adapters.served_spool import SPOOL_FOLDER, ServedSpool
+
+        ServedSpool(self.settings.home / SPOOL_FOLDER).forget(name)
 
     def tombstone_key(self) -> bytes:
         """The key for tombstone hashes, kept outside the log.

@@ -42,7 +42,10 @@ def store_session(
 def begin(
     settings: Settings | None = None, *, catch_up: bool = True, opener: Callable[[Settings], Store] | None = None
 ) -> Store:
-    """Open the store for a session and bring its views to the end of the log (what other processes wrote)."""
+    """Open the store for a session and bring its views to the end of the log (what other processes wrote).
+
+    Servings kept while another process held the log's write lock (``adapters/served_spool.py``) are recorded then.
+    """
     from mnemolog.adapters.settings import load_settings
     from mnemolog.adapters.store import open_store
 
@@ -50,6 +53,10 @@ def begin(
     try:
         if catch_up:
             opened.catch_up()  # an entrypoint reads what other processes wrote before it started
+        if opened.kept_served():  # servings made while another process held the log: recorded now
+            from mnemolog.domain.services.injections import record_kept
+
+            record_kept(opened)
     except BaseException:
         opened.close()
         raise

@@ -80,13 +80,20 @@ def main(args: list[str] | None = None) -> None:
 
 
 def _run(argv: list[str]) -> object:
-    """Run the command: ``context --hook`` without typer when its options are plain, anything else through typer."""
+    """Run the command: ``context --hook`` and ``mcp`` without typer when their options are plain, anything else through typer."""
     if argv[:1] == ["context"]:
         from mnemolog.cli.context_command import context, hook_arguments
 
         given = hook_arguments(argv)
         if given is not None:
             context(**given)
+            return None
+    if argv[:1] == ["mcp"]:
+        from mnemolog.cli.mcp_handshake import mcp_arguments, start
+
+        cwd = mcp_arguments(argv)
+        if cwd is not None:
+            start(**cwd)
             return None
     from mnemolog.cli.command_group import app
 

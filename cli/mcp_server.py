@@ -11,22 +11,18 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 from urllib.parse import unquote, urlparse
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
-from mnemolog.adapters.agent_context import context_for, memory_folder
-from mnemolog.adapters.scope import scope_for_cwd
-from mnemolog.adapters.store import Store
-from mnemolog.adapters.tokens import TOKENIZER
-from mnemolog.domain.services import cite
-from mnemolog.domain.services.injections import served_file, served_item, served_search
-from mnemolog.domain.services.read import folder_index, hit_dict, memory_file
+from mnemolog.cli.mcp_handshake import package_version
 from pydantic import Field
+
+if TYPE_CHECKING:  # the read path loads at the first tool call: the handshake waits for the SDK only
+    from mnemolog.adapters.store import Store
 
 SERVER_NAME = "mnemolog"
 ROOTS_TIMEOUT = 5.0
@@ -37,15 +33,6 @@ NoteScope = Literal["project", "global"]
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
 
-
-def package_version() -> str:
-    """The installed mnemolog version (the server reports it to clients)."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("mnemolog")
-    except PackageNotFoundError:  # run from a source tree that was never installed
-        return "0+unknown"
 
 INSTRUCTIONS = (
     "mnemolog is the user's memory from earlier coding sessions: their preferences and what was "
@@ -74,6 +61,8 @@ class ProjectResolver:
     def scope_of(self, folder: str) -> str:
         """The scope key of a folder (cached: it runs git)."""
         if folder not in self._scopes:
+            from mnemolog.adapters.scope import scope_for_cwd
+
             self._scopes[folder] = scope_for_cwd(folder)
         return self._scopes[folder]
 
@@ -125,6 +114,9 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
         return {**answer, "warning": "; ".join(problems)} if problems else answer
 
     def folder_file(project: str, path: str) -> str | None:
+        from mnemolog.adapters.agent_context import memory_folder
+        from mnemolog.domain.services.read import memory_file
+
         return memory_file(memory_folder(store(), project), path)
 
     def close() -> None:
@@ -137,6 +129,8 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
         """The memory summary for this project and the user, with how to use it (what a session gets at start).
 
         session_id: your session's id, if you know it (recorded with what was served)."""
+        from mnemolog.adapters.agent_context import context_for
+
         project = await resolver.project(ctx)
         return context_for(store(), project, session=session_id, surface="mcp:get_memory_context").text
 
@@ -154,11 +148,14 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
         kind, trust (accepted, proposed, doubted) and validity. session_id: your session's id, if
         you know it (recorded with what was served).
         """
+        from mnemolog.domain.services.injections import served_search
+        from mnemolog.domain.services.read import hit_dict
+
         project = await resolver.project(ctx)
         s = store()
         try:
             hits = served_search(
-                s, TOKENIZER, query, project, kind, max(1, min(limit, SEARCH_MAX)), session=session_id, surface="mcp:search_memory"
+                s, s.ports.tokenizer, query, project, kind, max(1, min(limit, SEARCH_MAX)), session=session_id, surface="mcp:search_memory"
             )
         except ValueError as error:  # an unknown kind
             raise ToolError(str(error)) from error
@@ -169,9 +166,11 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
         """One memory item with its status, trust, validity, usage and evidence sessions.
 
         session_id: your session's id, if you know it (recorded with what was served)."""
+        from mnemolog.domain.services.injections import served_item
+
         project = await resolver.project(ctx)
         s = store()
-        item = served_item(s, TOKENIZER, item_id, project, session=session_id, surface="mcp:read_memory_item")
+        item = served_item(s, s.ports.tokenizer, item_id, project, session=session_id, surface="mcp:read_memory_item")
         if item is None:
             raise ToolError(f"no memory item {item_id} in this project")
         return item.as_dict()
@@ -187,11 +186,15 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
         """A file of this project's memory folder (memory_summary.md, MEMORY.md, raw_memories.md,
         rollout_summaries/<file>.md, skills/<name>/SKILL.md), whole or lines start_line..end_line (numbered, for citations).
         session_id: your session's id, if you know it (recorded with what was served)."""
+        from mnemolog.adapters.agent_context import memory_folder
+        from mnemolog.domain.services.injections import served_file
+        from mnemolog.domain.services.read import folder_index
+
         project = await resolver.project(ctx)
         s = store()
         files = memory_folder(s, project)
         text = served_file(
-            s, TOKENIZER, files, path, project, start_line, end_line, session=session_id, surface="mcp:read_memory_file"
+            s, s.ports.tokenizer, files, path, project, start_line, end_line, session=session_id, surface="mcp:read_memory_file"
         )
         if text is None:
             raise ToolError(f"no memory file {path!r}; the folder holds: {', '.join(folder_index(files))}")
@@ -222,6 +225,8 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
     async def cite_memory(text: str, ctx: Context[Any, Any], session_id: str | None = None) -> dict[str, Any]:
         """Record that you used memory: pass your citation (item ids as [item:<id>], or a Codex
         <oai-mem-citation> block). Cited memories rank higher next time. session_id: your session's id, if known."""
+        from mnemolog.domain.services import cite
+
         project = await resolver.project(ctx)
         s = store()
 
@@ -237,11 +242,10 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
     return server, close
 
 
-def run_stdio(cwd: str | None = None) -> None:
-    """Serve the tools over stdio until the client disconnects."""
+def run_stdio(folder: str) -> None:
+    """Serve the tools over stdio until the client disconnects (the SDK's own stdio server, no early handshake)."""
     from mnemolog.adapters.store import open_store
 
-    folder = str(Path(cwd).expanduser().resolve()) if cwd else str(Path.cwd())
     server, close = build_server(open_store, folder)  # open_store reads the configured settings
     try:
         server.run("stdio")

@@ -346,12 +346,10 @@ def notes(
 
 def mcp(cwd: Path | None = CWD) -> None:
     """Serve the read path as MCP tools over stdio (project from the client's roots, else --cwd)."""
-    from mnemolog.cli.mcp_server import run_stdio
-    from rich.markup import escape
+    # Its work lives without typer: `mcp` starts without it (cli/mcp_handshake.py).
+    from mnemolog.cli.mcp_handshake import start
 
-    if cwd is not None and not cwd.expanduser().is_dir():
-        raise UserError(f"not a folder: {escape(str(cwd))}", Exit.USAGE)
-    run_stdio(str(cwd) if cwd else None)
+    start(str(cwd) if cwd is not None else None)
 
 
 def register(app: typer.Typer) -> None:

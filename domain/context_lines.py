@@ -7,7 +7,7 @@ fingerprinted with ``projections.schema.LINE_FORMAT`` (``tests/unit/test_line_fo
 
 from __future__ import annotations
 
-from mnemolog.domain.plan import GLOBAL_SCOPE
+from mnemolog.domain.item_kinds import GLOBAL_SCOPE
 from mnemolog.domain.project_names import project_label
 from mnemolog.domain.reads import ItemRow
 

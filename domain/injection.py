@@ -10,6 +10,7 @@ never item text, so it needs no sealing and costs one small append.
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 from uuid import UUID
 
 from eventsourcing.domain import event
@@ -59,3 +60,29 @@ class Injection(EventSourced):
         self.items = items
         self.tokens = tokens
         self.served_at = served_at
+
+    def as_record(self) -> dict[str, Any]:
+        """This serving as plain JSON values (``recreate`` makes it again, under the same id)."""
+        return {
+            "id": str(self.id),
+            "session": self.session,
+            "project": self.project,
+            "surface": self.surface,
+            "items": [item.model_dump(mode="json") for item in self.items],
+            "tokens": self.tokens,
+            "served_at": self.served_at.isoformat(),
+        }
+
+    @classmethod
+    def recreate(cls, record: dict[str, Any]) -> Injection:
+        """The serving ``as_record`` gave, under its id: saved twice, the second save is refused (recorded once)."""
+        return cls._create(
+            cls.Served,
+            id=UUID(record["id"]),
+            session=record["session"],
+            project=record["project"],
+            surface=record["surface"],
+            items=tuple(ServedItem.model_validate(item) for item in record["items"]),
+            tokens=int(record["tokens"]),
+            served_at=datetime.fromisoformat(record["served_at"]),
+        )

@@ -7,24 +7,12 @@ edit names its evidence (session ids) and a reason.
 from __future__ import annotations
 
 from datetime import datetime
-from enum import StrEnum
 from typing import Literal
 
+from mnemolog.domain.item_kinds import GLOBAL_SCOPE as GLOBAL_SCOPE
+from mnemolog.domain.item_kinds import ItemKindName as ItemKindName
 from mnemolog.domain.skill import Skill
 from pydantic import BaseModel, ConfigDict, Field
-
-
-class ItemKindName(StrEnum):
-    """The kinds of memory item."""
-
-    PREFERENCE = "preference"
-    KNOWLEDGE = "knowledge"
-    FAILURE = "failure"
-    TASK = "task"
-    SKILL = "skill"
-
-
-GLOBAL_SCOPE = "global"
 
 
 class Edit(BaseModel):

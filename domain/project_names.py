@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mnemolog.domain.plan import GLOBAL_SCOPE
+from mnemolog.domain.item_kinds import GLOBAL_SCOPE
 
 
 def project_label(project: str) -> str:

@@ -20,9 +20,8 @@ from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 from uuid import UUID
 
-from mnemolog.domain.plan import GLOBAL_SCOPE
+from mnemolog.domain.item_kinds import GLOBAL_SCOPE
 from mnemolog.domain.project_names import project_label
-from mnemolog.domain.skill import skill_texts
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 _CHUNK = re.compile(r"\S+")
@@ -299,7 +298,11 @@ class TombstoneMatcher:
         if not self.rules:
             return False
         parts = [item.title, item.text, *item.keywords, item.task_group]
-        parts += skill_texts(getattr(item, "skill", None))  # a skill's name, steps and what it relies on
+        skill = getattr(item, "skill", None)
+        if skill is not None:  # its model loaded already: the read path never imports the skill models itself
+            from mnemolog.domain.skill import skill_texts
+
+            parts += skill_texts(skill)  # a skill's name, steps and what it relies on
         name = project_label(scope) if scope is not None and scope != GLOBAL_SCOPE else None
         if name is None or name not in parts:
             return self.contains(" ".join(parts), scope)

@@ -18,7 +18,7 @@ import json
 import re
 from typing import Any
 
-from mnemolog.domain.plan import GLOBAL_SCOPE
+from mnemolog.domain.item_kinds import GLOBAL_SCOPE
 from mnemolog.projections.schema import table
 from mnemolog.projections.search_words import weightless
 from mnemolog.projections.sql import Sql

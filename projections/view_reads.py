@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from mnemolog.domain.evidence_spans import EvidenceSpan
-from mnemolog.domain.plan import GLOBAL_SCOPE
+from mnemolog.domain.item_kinds import GLOBAL_SCOPE
 from mnemolog.domain.reads import (
     ID_KINDS,
     CitationRow,

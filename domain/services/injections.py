@@ -77,9 +77,39 @@ def record_served(
     try:
         uow.app.save_all(injection)
     except Exception:  # the log of a read must never cost the agent its memory (a busy or read-only store)
+        try:
+            uow.keep_served(injection.as_record())  # recorded by the next store session (record_kept)
+        except Exception:  # nowhere to keep it either (a read-only home): the read still stands
+            return None
         return None
     injection_id: UUID = injection.id
     return injection_id
+
+
+def record_kept(uow: UnitOfWork) -> int:
+    """Record the servings kept while the log would not take them, each once (under its own id); how many were recorded.
+
+    A kept serving the log already holds (recorded, then not forgotten: a crash, or another
+    process recording it too) is refused by the log and only forgotten. The first one the log
+    will not take (still busy) stops the round: the rest stay kept.
+    """
+    from eventsourcing.persistence import IntegrityError
+
+    recorded = 0
+    for name, record in uow.kept_served():
+        try:
+            injection = Injection.recreate(record)
+        except (KeyError, TypeError, ValueError):  # not a serving this version can read: keep it for one that can
+            continue
+        try:
+            uow.app.save_all(injection)
+            recorded += 1
+        except IntegrityError:
+            pass  # the log holds it already
+        except Exception:
+            return recorded
+        uow.forget_kept(name)
+    return recorded
 
 
 def served_context(

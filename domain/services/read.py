@@ -19,7 +19,7 @@ from uuid import UUID
 from mnemolog.domain.context_lines import line_for
 from mnemolog.domain.evidence_spans import EvidenceSpan
 from mnemolog.domain.holes import has_hole
-from mnemolog.domain.plan import ItemKindName
+from mnemolog.domain.item_kinds import ItemKindName
 from mnemolog.domain.project_names import project_label
 from mnemolog.domain.reads import (
     CONTEXT_TOKEN_ENCODING,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 from mnemolog.domain.application import MnemologApp
 from mnemolog.domain.ports import Workers
@@ -32,6 +32,18 @@ class UnitOfWork(Protocol):
 
     def reads(self) -> MemoryReads:
         """The views, caught up with everything this process has written (read-your-writes)."""
+        ...
+
+    def keep_served(self, record: dict[str, Any]) -> None:
+        """Keep a serving the log would not take now (``Injection.as_record``), for the next store session to record."""
+        ...
+
+    def kept_served(self) -> list[tuple[str, dict[str, Any]]]:
+        """The servings kept by ``keep_served`` and not yet recorded: (name, record)."""
+        ...
+
+    def forget_kept(self, name: str) -> None:
+        """Drop a kept serving once the log holds it."""
         ...
 
     def tombstone_key(self) -> bytes:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
 from mnemolog.adapters.store import Store
 from mnemolog.adapters.tokens import TOKENIZER
 from mnemolog.domain.memory_item import Trust
 from mnemolog.domain.services.cite import record_citation
 from mnemolog.domain.services.forget import forget_value
 from mnemolog.domain.services.injections import (
+    record_kept,
     record_served,
     served_context,
     served_search,
@@ -81,3 +83,27 @@ def test_why_names_trust_citations_and_recency() -> None:
     cited = ItemRow(item_id=uuid4(), kind="knowledge", scope=API, task_group="", title="", text="x", keywords=(), evidence=(),
                     trust="accepted", use_count=3, updated_at=datetime(2026, 11, 1, tzinfo=UTC))
     assert why(cited) == "accepted; cited 3x; updated 2026-11-01"
+
+
+def test_a_serving_the_log_would_not_take_is_kept_and_recorded_once(memory_store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = memory_store
+    (fact,) = save(store, item(API, "Run make test-fast before pushing.", title="Fast tests"))
+
+    def busy(*aggregates: object) -> int:
+        raise OSError("database is locked")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(store.app, "save_all", busy)
+        context = served_context(store, TOKENIZER, "# Memory", API, 2000, session="s-9", surface="hook")
+    assert "make test-fast" in context.text  # the read stands
+    assert session_history(store.reads(), store.matcher(), "s-9").servings == ()
+    [(_, record)] = store.kept_served()
+
+    assert record_kept(store) == 1
+    [serving] = session_history(store.reads(), store.matcher(), "s-9").as_dict()["servings"]
+    assert serving["surface"] == "hook" and [i["item_id"] for i in serving["items"]] == [fact]
+    assert store.kept_served() == []
+    store.keep_served(record)  # recorded, then kept again (a crash before it was forgotten)
+    assert record_kept(store) == 0
+    assert len(session_history(store.reads(), store.matcher(), "s-9").servings) == 1
+    assert store.kept_served() == []
