@@ -116,6 +116,7 @@ def _capture(paths: list[Path]) -> dict[str, Any]:
         "extract": {**ran.extract.as_dict(), "model": model_name(ports.extractor)},
         "consolidate": {
             "status": consolidated.status, "added": consolidated.added, "revised": consolidated.revised,
+            "retired": consolidated.retired, "retirements": [{"item": str(i), "reason": r} for i, r in consolidated.retirements],
             "model": model_name(ports.consolidator),
         },
     }
@@ -130,11 +131,13 @@ def _print(report: dict[str, Any], agent: str | None) -> None:
         f"{f' ({agent})' if agent else ''}: ingest {ingest['new']} new, {ingest['updated']} updated, {ingest['unchanged']} unchanged; "
         f"{report['citations']} citations; extract {extract['extracted']} extracted, {extract['nothing']} with nothing to keep, "
         f"{extract['failed'] + extract['gave_up']} failed; consolidate {consolidate['status']}, "
-        f"{consolidate['added']} added, {consolidate['revised']} revised",
+        f"{consolidate['added']} added, {consolidate['revised']} revised, {consolidate['retired']} retired",
         highlight=False,
         markup=False,
         soft_wrap=True,
     )
+    for retired in consolidate["retirements"]:  # the reason explain gives, in the same words
+        console.print(f"  retired {retired['item'][:8]}: {retired['reason']}", highlight=False, markup=False, soft_wrap=True)
     for session in report["sessions"]:  # why a session gave memory nothing, in the agent's own id
         if session["state"] not in ("extracted",):
             why = f" ({'; '.join(session['reasons'])})" if session["reasons"] else ""

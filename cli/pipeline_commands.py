@@ -186,6 +186,7 @@ def consolidate(model: str | None = MODEL, since: str | None = SINCE, all_: bool
         emit_json(_result_dict(result, name))
     else:
         _print_consolidation(result, name)
+        _print_retention(result, s.settings.retention_days, all_ or since is not None)
     if result.status == "busy":
         raise typer.Exit(int(Exit.BUSY))
     if result.status == "failed":
@@ -218,7 +219,7 @@ def _print_consolidation(result: ConsolidationReport, name: str) -> None:
 
 
 def _print_retention(result: ConsolidationReport, days: float, widened: bool) -> None:
-    """A run never retires memory silently: which items left, why, and how to keep them."""
+    """A run never retires memory silently: which items left, why (the reason ``explain`` gives), and how to keep them."""
     if result.status != "completed" or not result.retired_items:
         return
     shown = ", ".join(str(i)[:8] for i in result.retired_items[:10]) + (" …" if len(result.retired_items) > 10 else "")
@@ -226,11 +227,21 @@ def _print_retention(result: ConsolidationReport, days: float, widened: bool) ->
         f"; {result.diff_removed} session(s) left the selection (the {days:g}-day retention window)" if result.diff_removed and not widened else ""
     )
     console.print(f"[yellow]retired {len(result.retired_items)} item(s)[/yellow]: {shown}{why}", highlight=False)
+    for reason, count in retirement_reasons(result).items():
+        console.print(f"  {count} item(s): {reason}", highlight=False, markup=False)
     console.print(
-        "  they stay in the log (`mnemolog explain ID`); to keep items, pin them (`mnemolog pin ID`), "
-        "or widen the window (`run --all`, `--since DATE`, or MNEMOLOG_RETENTION_DAYS)",
+        "  they stay in the log (`mnemolog explain ID`); to keep items, pin or accept them (`mnemolog pin ID`, "
+        "`mnemolog review ID --accept`), or widen the window (`run --all`, `--since DATE`, or MNEMOLOG_RETENTION_DAYS)",
         highlight=False,
     )
+
+
+def retirement_reasons(result: ConsolidationReport) -> dict[str, int]:
+    """How many items a run retired for each reason, in the words the log keeps (``explain`` shows the same)."""
+    counts: dict[str, int] = {}
+    for _, reason in result.retirements:
+        counts[reason or "no reason given"] = counts.get(reason or "no reason given", 0) + 1
+    return counts
 
 
 def render(

@@ -57,3 +57,29 @@ def diff(previous: Sequence[SelectedInput], current: Sequence[SelectedInput]) ->
         changed=tuple(sorted((s for s in after if s in before and after[s] != before[s]), key=str)),
         removed=tuple(sorted((s for s in before if s not in after), key=str)),
     )
+
+
+def why_left(
+    candidates: Iterable[Candidate], selected: Sequence[SelectedInput], now: datetime, retention: timedelta
+) -> dict[UUID, str]:
+    """Why each live session with an extraction is not in the selection, in words a person reads in ``explain``.
+
+    A session seen before the window opened left it; one seen within it was
+    ranked out by the selection limit. (Deleted, pruned or polluted sessions are
+    no candidates: their items retire because their evidence is gone.)
+    """
+    chosen = {s.session_id for s in selected}
+    cutoff = now - retention
+    return {
+        c.session_id: (f"left the {retention.days}-day retention window" if c.last_seen < cutoff else "ranked below the sessions phase 2 keeps")
+        for c in candidates
+        if c.session_id not in chosen
+    }
+
+
+def retired_by_age(evidence: Sequence[UUID], left: dict[UUID, str]) -> str | None:
+    """The true reason an item retires when every session of its evidence only left the selection (None: not so)."""
+    reasons = sorted({left[e] for e in evidence if e in left})
+    if not evidence or any(e not in left for e in evidence):
+        return None
+    return f"its sessions {' or '.join(reasons)}"

@@ -56,7 +56,7 @@ from mnemolog.domain.ports import (
     Redactor,
 )
 from mnemolog.domain.reads import ItemRow, NoteRow, SelectedSession
-from mnemolog.domain.selection import diff, select
+from mnemolog.domain.selection import diff, retired_by_age, select, why_left
 from mnemolog.domain.services.notes import NoteFiles, NoteImport, import_note_files
 from mnemolog.domain.services.unit_of_work import UnitOfWork
 from mnemolog.domain.session import Session
@@ -105,6 +105,7 @@ class ConsolidationReport:
     notes_applied: list[UUID] = field(default_factory=list)
     notes_imported: NoteImport | None = None
     retired_items: list[UUID] = field(default_factory=list)  # by the model or by code, this run
+    retirements: list[tuple[UUID, str]] = field(default_factory=list)  # the same, each with the reason explain gives
     repaired: bool = False  # the model was given its plan back once
     fallback: str = ""  # why the offline consolidator planned the run ("" when it did not)
     planned_by: str = ""  # the model whose plan was applied
@@ -121,6 +122,7 @@ class ConsolidationReport:
             "notes_applied": [str(n) for n in self.notes_applied],
             "notes_files": self.notes_imported.as_dict() if self.notes_imported is not None else None,
             "retired_items": [str(i) for i in self.retired_items],
+            "retirements": [{"item": str(i), "reason": reason} for i, reason in self.retirements],
             "repair_round": self.repaired,
             "fallback": self.fallback or None,
             "planned_by": self.planned_by or None,
@@ -150,7 +152,8 @@ def consolidate(
     worker = worker or uow.workers.name()
     reads = uow.reads()
     matcher = uow.matcher()
-    selection = select(reads.candidates(), now(), policy.retention, policy.limit)
+    candidates = reads.candidates()
+    selection = select(candidates, now(), policy.retention, policy.limit)
     previous = reads.last_completed_selection()
     input_diff = diff(previous, selection)
     run = Consolidation(
@@ -230,7 +233,7 @@ def consolidate(
     answer, plan, dropped, redactions = chosen.answer, chosen.screened.plan, list(chosen.screened.dropped), chosen.redactions
     report.planned_by = answer.model
 
-    edits = _Edits(app, run.id)
+    edits = _Edits(app, run.id, why_left(candidates, selection, now(), policy.retention))
     edits.apply(plan, handles, frozenset(selected_scopes) | frozenset(note_scopes), now())
     # Judge evidence as the plan left it: a revise may have given an item new evidence.
     after_plan = [
@@ -243,6 +246,7 @@ def consolidate(
         assert override.item_id is not None
         if edits.item(override.item_id).retire(override.reason, run.id, by=EditedBy.CODE):
             edits.counts["retired"] += 1
+            edits.why_retired[override.item_id] = override.reason
 
     applied_notes: list[Note] = [app.repository.get(n.note_id) for n in notes]
     facts.record(run)
@@ -269,6 +273,7 @@ def consolidate(
     report.overrides = [*dropped, *overrides]
     report.notes_applied = [n.id for n in applied_notes]
     report.retired_items = sorted((i for i, it in edits.changed.items() if it.status is ItemStatus.RETIRED), key=str)
+    report.retirements = [(i, edits.why_retired.get(i, "")) for i in report.retired_items]
     for key, value in edits.counts.items():
         setattr(report, key, value)
     return report
@@ -490,9 +495,11 @@ SPANS_PER_ITEM = 4
 class _Edits:
     """A checked plan turned into pending item events (saved later, in one transaction)."""
 
-    def __init__(self, app: MnemologApp, run_id: UUID) -> None:
+    def __init__(self, app: MnemologApp, run_id: UUID, left: dict[UUID, str] | None = None) -> None:
         self.app = app
         self.run_id = run_id
+        self.left = left or {}  # the live sessions not selected, and why (``selection.why_left``)
+        self.why_retired: dict[UUID, str] = {}  # the reason each item retired by this run carries
         self.changed: dict[UUID, MemoryItem] = {}
         self.new: list[MemoryItem] = []
         self.counts = {"added": 0, "revised": 0, "retired": 0, "invalidated": 0}
@@ -551,7 +558,7 @@ class _Edits:
                 )
                 self.counts["added"] += 1
                 continue
-            assert target is not None  # droppable_edits removed edits of unknown handles
+            assert target is not None  # screen_plan dropped edits of unknown handles
             item = self.item(target.item_id)
             if edit.op == "revise":
                 title, text = edit.title or item.title, edit.text or item.text
@@ -572,8 +579,9 @@ class _Edits:
                     skill=skill,
                 )
                 self.counts["revised"] += 1
-            elif edit.op == "retire" and item.retire(edit.reason, self.run_id):
+            elif edit.op == "retire" and item.retire(why := retired_by_age(target.evidence, self.left) or edit.reason, self.run_id):
                 self.counts["retired"] += 1
+                self.why_retired[item.id] = why
             elif edit.op == "invalidate" and item.invalidate(edit.valid_from or stamp, edit.reason, self.run_id):
                 self.counts["invalidated"] += 1
 

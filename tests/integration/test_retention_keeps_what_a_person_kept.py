@@ -31,3 +31,10 @@ def test_an_accepted_item_outlives_the_window_and_the_others_retire_by_age(store
     assert set(active) - {accepted} - still, "the items nobody vouched for retire by age"
     kept = [o for o in report.overrides if o.item_id == accepted]
     assert kept and "kept when its sessions leave the retention window" in kept[0].reason
+
+    # The true reason, in the report and in explain: not "all evidence sessions were removed" (they were not).
+    aged = set(active) - {accepted} - still
+    assert {reason for item, reason in report.retirements if item in aged} == {"its sessions left the 30-day retention window"}
+    story = store.history().explain(next(iter(aged)), store.matcher())
+    assert story is not None
+    assert [c.reason for c in story.history if c.action == "retired"] == ["its sessions left the 30-day retention window"]
