@@ -62,10 +62,11 @@ from mnemolog.domain.transcript import ItemKind, Transcript, TranscriptItem
 __all__ = ["HEURISTIC_VERSION", "PROCEDURE_HEADING", "HeuristicExtractor", "is_trivial_command", "normalise_command", "procedure_command"]
 
 HEURISTIC_VERSION = (
-    "mnemolog-heuristic-v4: typed directives (user-wide marked), shell commands only, "
+    "mnemolog-heuristic-v5: typed directives (user-wide marked), shell commands only, "
     "no trivial commands, fixes that differ from the failure, summaries of what was done, "
     "the procedure (shell commands in order with their outcome), "
-    "outcomes from what the output says, commands with the folder they ran in"
+    "outcomes from what the output says, commands with the folder they ran in, "
+    "no patch, plan or todo tool run through a shell"
 )
 
 # ------------------------------------------------------------------ preferences
@@ -168,6 +169,9 @@ _NOT_COMMANDS = frozenset(
         "KillShell", "KillBash", "apply_patch", "update_plan", "view_image", "web_search", "write_stdin", "Skill",
     }
 )
+# The same bookkeeping run through a shell (Codex ran ``apply_patch`` as a command; models call ``update_plan``
+# or a todo tool through bash, where it is "command not found"): never a command of the project.
+_BOOKKEEPING_PROGRAMS = frozenset({t.lower() for t in _NOT_COMMANDS} | {"applypatch", "todo_write", "todo_read", "todowrite"})
 _FILE_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.MULTILINE)
 _BUILD_TEST = re.compile(
@@ -294,7 +298,23 @@ def _args(call: TranscriptItem) -> Any:
 
 
 def _command_text(call: TranscriptItem) -> str | None:
-    """The command line of a shell tool call; None for every other tool (files, searches, todos, MCP)."""
+    """The command line of a shell tool call; None for every other tool (files, searches, todos, MCP) and for that bookkeeping run through a shell."""
+    command = _shell_command(call)
+    return None if command is None or _program(command) in _BOOKKEEPING_PROGRAMS else command
+
+
+def _program(command: str) -> str:
+    """The program a command line runs, past its ``cd DIR &&`` steps and ``NAME=value`` assignments (lower case)."""
+    for step in re.split(r"&&|;|\n", command):
+        words = step.strip().split()
+        while words and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=\S*", words[0]):
+            words = words[1:]
+        if words and words[0] != "cd":
+            return words[0].lower()
+    return ""
+
+
+def _shell_command(call: TranscriptItem) -> str | None:
     tool = call.tool or ""
     if tool in _NOT_COMMANDS or tool.startswith("mcp__"):
         return None
