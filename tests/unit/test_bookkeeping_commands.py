@@ -11,7 +11,6 @@ import json
 
 from mnemolog.adapters.heuristic_extractor import HeuristicExtractor
 from mnemolog.domain.transcript import ItemKind, TranscriptItem
-
 from unit.test_heuristic_models import session, shell, user
 
 PATCH = "*** Begin Patch\n*** Update File: src/app.py\n@@\n-    return None\n+    return cart.total()\n*** End Patch\n"
