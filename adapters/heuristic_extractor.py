@@ -66,7 +66,7 @@ HEURISTIC_VERSION = (
     "no trivial commands, fixes that differ from the failure, summaries of what was done, "
     "the procedure (shell commands in order with their outcome), "
     "outcomes from what the output says, commands with the folder they ran in, "
-    "no patch, plan or todo tool run through a shell"
+    "no patch, plan or todo tool run through a shell, no fact from one run of a single test"
 )
 
 # ------------------------------------------------------------------ preferences
@@ -173,6 +173,10 @@ _NOT_COMMANDS = frozenset(
 # or a todo tool through bash, where it is "command not found"): never a command of the project.
 _BOOKKEEPING_PROGRAMS = frozenset({t.lower() for t in _NOT_COMMANDS} | {"applypatch", "todo_write", "todo_read", "todowrite"})
 _FILE_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
+# One run of a single test (a node id, a name filter): a step of the work, not a fact of the project.
+_SINGLE_TEST = re.compile(
+    r"\S::\S|\s-k[\s=]|\s(-t|--testNamePattern|--grep)[\s=]|\s-run[\s=]|\s--filter[\s=]|\s--\s+--exact\b"
+)
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.MULTILINE)
 _BUILD_TEST = re.compile(
     r"(^|[\s;&|(/])("
@@ -567,7 +571,7 @@ def _analyse(transcript: Transcript) -> _Findings:
     for command in commands:
         if command.trivial:
             continue
-        if not command.failed and _BUILD_TEST.search(command.command):
+        if not command.failed and _BUILD_TEST.search(command.command) and not _SINGLE_TEST.search(command.command):
             findings.knowledge.append(f"`{command.command}` passed")
             findings.passed.append(command.command)
         if command.failed or _BUILD_TEST.search(command.command):

@@ -45,3 +45,21 @@ def test_a_plan_or_todo_tool_called_through_bash_is_no_failure() -> None:
     )
     assert "update_plan" not in memory and "todo_write" not in memory
     assert "command not found" not in memory
+
+
+SINGLE_TESTS = (
+    "pytest tests/test_cart.py::test_total_rounds_half_up -q",
+    "python -m pytest -k test_total_rounds_half_up",
+    "npx jest src/cart.test.ts -t 'rounds half up'",
+    "npx vitest run src/cart.test.ts -t \"rounds half up\"",
+    "cargo test cart::tests::total_rounds_half_up -- --exact",
+    "go test ./cart -run TestTotalRoundsHalfUp",
+    "npm test -- --testNamePattern='rounds half up'",
+)
+
+
+def test_one_run_of_a_single_test_is_no_fact_of_the_project() -> None:
+    """'`pytest tests/test_cart.py::test_x` passed' tells the next session nothing; the suite's command does."""
+    memory = remembered(*(shell(f"s{n}", command, "1 passed in 0.05s", 0) for n, command in enumerate(SINGLE_TESTS)))
+    knowledge = memory.split("Reusable knowledge:", 1)[1].split("\n\n", 1)[0]
+    assert knowledge.strip().splitlines() == ["- `npm test` passed"], knowledge
