@@ -24,6 +24,8 @@ from mnemolog.cli.web import (
     review_actions,
     time_page,
 )
+from mnemolog.cli.web.body_limit import BodyLimit
+from mnemolog.cli.web.flash import Flashes
 from mnemolog.cli.web.rendering import STATIC, page
 from mnemolog.cli.web.security import Access, AccessGuard
 from starlette.applications import Starlette
@@ -59,10 +61,11 @@ def create_app(access: Access, open_store: StoreOpener | None = None) -> Starlet
     ]
     app = Starlette(
         routes=routes,
-        middleware=[Middleware(AccessGuard, access=access)],
+        middleware=[Middleware(BodyLimit), Middleware(AccessGuard, access=access)],
         exception_handlers={UserError: _user_error},
     )
     app.state.access = access
     app.state.open_store = open_store or store
+    app.state.flashes = Flashes()
     return app
 

@@ -98,7 +98,7 @@ async def preview(request: Request) -> Response:
                 what, target, scope = _parsed(form, known_scopes(s.reads()))
                 plan = _plan(s, what, target, scope)
             except (forgetting.NotFound, UnknownId, AmbiguousId, ValueError) as error:
-                return after_write("/forget", problem=str(error) if str(error) else "the value has no words to match")
+                return after_write(request, "/forget", problem=str(error) if str(error) else "the value has no words to match")
         short = what == "value" and len(target) < MIN_VALUE
         return page(
             request, "forget_confirm.html", title="Forget: confirm", what=what, target=target, scope=scope,
@@ -138,7 +138,7 @@ async def forget(request: Request) -> Response:
         return message + updated(s), ""
 
     done, problem = await run_in_threadpool(run)
-    return after_write("/forget", done=done, problem=problem)
+    return after_write(request, "/forget", done=done, problem=problem)
 
 
 async def lift(request: Request) -> Response:
@@ -161,7 +161,7 @@ async def lift(request: Request) -> Response:
         return f"tombstone {str(tombstone_id)[:8]} {state}" + updated(s), ""
 
     done, problem = await run_in_threadpool(run)
-    return after_write("/forget", done=done, problem=problem)
+    return after_write(request, "/forget", done=done, problem=problem)
 
 
 def routes() -> list[Route]:

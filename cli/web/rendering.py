@@ -9,6 +9,7 @@ from urllib.parse import urlencode
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from mnemolog.cli.web.diffs import word_diff
+from mnemolog.cli.web.flash import PARAM, Flash, Flashes
 from mnemolog.cli.web.security import CSRF_FIELD, Access
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse
@@ -64,23 +65,31 @@ environment.globals.update(word_diff=word_diff, nav=NAV, csrf_field=CSRF_FIELD)
 def page(request: Request, template: str, status: int = 200, **context: Any) -> HTMLResponse:
     """Render ``template`` with the page's CSRF token, the navigation and the message of the last write."""
     access: Access = request.app.state.access
+    flashes: Flashes = request.app.state.flashes
+    said = flashes.take(request.query_params.get(PARAM, ""))
     values: dict[str, Any] = {
         "request": request,
         "path": request.url.path,
         "csrf": access.csrf,
-        "message": request.query_params.get("done", ""),
-        "problem": request.query_params.get("problem", ""),
-        "acted": request.query_params.get("item", ""),
+        "message": said.done,
+        "problem": said.problem,
+        "acted": said.item,
     }
     values.update(context)
     html = environment.get_template(template).render(**values)
     return HTMLResponse(html, status_code=status)
 
 
-def after_write(to: str, done: str = "", problem: str = "", anchor: str = "", **query: str) -> RedirectResponse:
-    """Back to a page after a POST (303: the browser GETs it), with what happened to show (and where, ``#anchor``)."""
-    params = {k: v for k, v in {**query, "done": done, "problem": problem}.items() if v}
-    target = to + ("&" if "?" in to else "?") + urlencode(params) if params else to
+def after_write(request: Request, to: str, done: str = "", problem: str = "", anchor: str = "", item: str = "") -> RedirectResponse:
+    """Back to a page after a POST (303: the browser GETs it), with what happened to show (and where, ``#anchor``).
+
+    The message stays on the server (``flash``): the URL names it by a random id, so nothing typed is ever in it.
+    """
+    target = to
+    if done or problem:
+        flashes: Flashes = request.app.state.flashes
+        key = flashes.put(Flash(done=done, problem=problem, item=item))
+        target = to + ("&" if "?" in to else "?") + urlencode({PARAM: key})
     return RedirectResponse(target + (f"#{anchor}" if anchor else ""), status_code=303)
 
 

@@ -81,7 +81,7 @@ async def _write(request: Request, act: Callable[[Any, UUID, Any], str]) -> Resp
     back = back_to(form, default)
     # Back in a list (the queue), the browser scrolls to the item just changed.
     anchor = f"item-{item_id}" if item_id and not back.startswith("/items/") else ""
-    return after_write(back, done=done, problem=problem, anchor=anchor, **({"item": item_id} if anchor else {}))
+    return after_write(request, back, done=done, problem=problem, anchor=anchor, item=item_id if anchor else "")
 
 
 def _review(s: Any, item_id: UUID, form: Any) -> str:

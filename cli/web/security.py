@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
+import re
 import secrets
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, field
@@ -35,6 +36,8 @@ HEADERS = (
 TOKEN_COOKIE = "mnemolog_token"
 CSRF_FIELD = "csrf_token"
 LOOPBACK_NAMES = ("localhost", "localhost.")
+# One host and an optional port, nothing else (no list, no userinfo, no spaces): RFC 9110's Host.
+HOST = re.compile(r"(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<name>[A-Za-z0-9._-]+))(?::[0-9]{1,5})?")
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -62,6 +65,14 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def one_host(header: str) -> str | None:
+    """The host a ``Host`` header names (``name``, ``name:port``, ``[v6]:port``), or None when it is not exactly one."""
+    found = HOST.fullmatch(header)
+    if not found:
+        return None
+    return found.group("v6") or found.group("name")
+
+
 def check_bind(host: str, token: str | None) -> None:
     """Refuse to bind a non-loopback ``host`` without a token of at least ``MIN_TOKEN`` characters."""
     if token is not None and len(token) < MIN_TOKEN:
@@ -82,12 +93,12 @@ class Access:
     token: str | None = None
     csrf: str = field(default_factory=new_token)
 
-    def host_allowed(self, host_header: str) -> bool:
-        """On a loopback bind, only loopback host names reach the page (DNS rebinding)."""
+    def host_allowed(self, host_headers: list[str]) -> bool:
+        """On a loopback bind, only a loopback host reaches the page (DNS rebinding): one ``Host`` header, naming one host exactly."""
         if not self.loopback:
             return True
-        host = urlsplit(f"//{host_header}").hostname or ""
-        return is_loopback(host)
+        host = one_host(host_headers[0]) if len(host_headers) == 1 else None
+        return host is not None and is_loopback(host)
 
     def csrf_ok(self, given: str | None) -> bool:
         """Whether a form carried this server's CSRF token."""
@@ -163,7 +174,8 @@ class AccessGuard:
             await outer_send(message)
 
         headers = _headers(scope)
-        if not self.access.host_allowed(headers.get("host", "")):
+        hosts = [v.decode("latin-1") for k, v in scope.get("headers", []) if k.lower() == b"host"]
+        if not self.access.host_allowed(hosts):
             await _plain(send, 400, "this page answers only to localhost / 127.0.0.1 (the Host header names another host)")
             return
         if self.access.token is not None:

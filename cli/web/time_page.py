@@ -47,7 +47,7 @@ def time_travel(request: Request) -> Response:
                 result = {"at": at, "files": [(n, files[n]) for n in order], "valid": items}
     return page(
         request, "time.html", title="Time", mode=mode, at_text=text, project=project, scopes=scopes,
-        runs=runs, result=result, problem=problem or params.get("problem", ""),
+        runs=runs, result=result, problem=problem,
     )
 
 

@@ -137,7 +137,8 @@ def web(home: Home, path: str, **form: str) -> None:
     client = TestClient(create_app(access), base_url="http://127.0.0.1:8377", follow_redirects=False)
     answer = client.post(path, data={**form, "csrf_token": access.csrf})
     assert answer.status_code == 303, answer.text
-    assert "problem=" not in answer.headers["location"], answer.headers["location"]
+    shown = client.get(answer.headers["location"]).text
+    assert 'class="problem"' not in shown, shown
 
 
 def mcp(home: Home, tool: str, **arguments: Any) -> None:

@@ -78,6 +78,13 @@ def screenshot(page: Any, name: str) -> Path:
 @contextmanager
 def served(env: dict[str, str], *args: str) -> Iterator[str]:
     """``mnemolog serve --port 0 ARGS`` in a real process; its URL (from what it prints) until the block ends."""
+    with serving(env, *args) as (url, _):
+        yield url
+
+
+@contextmanager
+def serving(env: dict[str, str], *args: str) -> Iterator[tuple[str, int]]:
+    """As ``served``, with the server's process id (to watch its memory)."""
     full_env = {**os.environ, **env, "PYTHONUNBUFFERED": "1", "NO_COLOR": "1", "COLUMNS": "200"}
     process = subprocess.Popen(
         [MNEMOLOG, "serve", "--port", "0", *args], env=full_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
@@ -89,7 +96,7 @@ def served(env: dict[str, str], *args: str) -> Iterator[str]:
         if not found:
             process.kill()
             raise AssertionError(f"serve printed no URL: {first!r} {process.stderr.read() if process.stderr else ''}")
-        yield found.group(1)
+        yield found.group(1), process.pid
     finally:
         process.terminate()
         try:

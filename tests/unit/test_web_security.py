@@ -109,3 +109,21 @@ def test_pages_tell_the_browser_to_keep_nothing_and_frame_nothing(store: Store) 
     assert headers["x-content-type-options"] == "nosniff"
     assert headers["referrer-policy"] == "no-referrer"
     assert headers["cache-control"] == "no-store"
+
+
+def test_a_body_over_the_cap_is_refused_with_413_and_writes_nothing_one_within_it_is_served(store: Store) -> None:
+    from mnemolog.cli.web.body_limit import MAX_BODY
+
+    (first,) = save(store, item(API, "Run make lint before pushing."))
+    client, access = web_client(store)
+    before = store.app.max_notification_id()
+    big = {"csrf_token": access.csrf, "text": "x" * MAX_BODY}
+    refused = client.post(f"/items/{first}/edit", data=big)
+    assert refused.status_code == 413 and "larger than" in refused.text
+    assert client.get("/items", headers={"content-length": str(MAX_BODY + 1)}).status_code == 413
+    streamed = client.post(f"/items/{first}/edit", content=iter([b"csrf_token=" + access.csrf.encode() + b"&text=", b"x" * MAX_BODY]),
+                           headers={"content-type": "application/x-www-form-urlencoded"})
+    assert streamed.status_code == 413  # no length declared: counted as it streams
+    assert store.app.max_notification_id() == before
+    edited = client.post(f"/items/{first}/edit", data={"csrf_token": access.csrf, "text": "Run make lint. " * 20000})
+    assert edited.status_code == 200 and store.app.max_notification_id() > before
