@@ -27,6 +27,15 @@ if TYPE_CHECKING:  # the read path loads at the first tool call: the handshake w
 SERVER_NAME = "mnemolog"
 ROOTS_TIMEOUT = 5.0
 SEARCH_MAX = 50
+# Argument sizes, in characters: an id is a few dozen, a query a few words, a note a paragraph. Past
+# them the SDK refuses the call (the schema's maxLength) before any tool runs, so nothing is written.
+SESSION_ID_MAX = 256
+ITEM_ID_MAX = 64
+QUERY_MAX = 1000
+PATH_MAX = 256
+NOTE_MAX = 10_000
+CITATION_MAX = 20_000
+SessionId = Annotated[str | None, Field(max_length=SESSION_ID_MAX)]
 Kind = Literal["preference", "knowledge", "failure", "task", "skill"]  # domain.plan.ItemKindName (a test keeps them equal)
 Intent = Literal["remember", "correct"]
 NoteScope = Literal["project", "global"]
@@ -125,7 +134,7 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
         opened.clear()
 
     @server.tool(annotations=READ_ONLY)
-    async def get_memory_context(ctx: Context[Any, Any], session_id: str | None = None) -> str:
+    async def get_memory_context(ctx: Context[Any, Any], session_id: SessionId = None) -> str:
         """The memory summary for this project and the user, with how to use it (what a session gets at start).
 
         session_id: your session's id, if you know it (recorded with what was served)."""
@@ -136,11 +145,11 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
 
     @server.tool(annotations=READ_ONLY)
     async def search_memory(
-        query: str,
+        query: Annotated[str, Field(max_length=QUERY_MAX)],
         ctx: Context[Any, Any],
         kind: Kind | None = None,
         limit: Annotated[int, Field(ge=1, le=SEARCH_MAX)] = 10,
-        session_id: str | None = None,
+        session_id: SessionId = None,
     ) -> dict[str, Any]:
         """Full-text search over current memory items of this project and the user's global ones.
 
@@ -162,7 +171,9 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
         return {"project": project, "hits": [hit_dict(h) for h in hits]}
 
     @server.tool(annotations=READ_ONLY)
-    async def read_memory_item(item_id: str, ctx: Context[Any, Any], session_id: str | None = None) -> dict[str, Any]:
+    async def read_memory_item(
+        item_id: Annotated[str, Field(max_length=ITEM_ID_MAX)], ctx: Context[Any, Any], session_id: SessionId = None
+    ) -> dict[str, Any]:
         """One memory item with its status, trust, validity, usage and evidence sessions.
 
         session_id: your session's id, if you know it (recorded with what was served)."""
@@ -178,10 +189,10 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
     @server.tool(annotations=READ_ONLY)
     async def read_memory_file(
         ctx: Context[Any, Any],
-        path: str = "memory_summary.md",
+        path: Annotated[str, Field(max_length=PATH_MAX)] = "memory_summary.md",
         start_line: int | None = None,
         end_line: int | None = None,
-        session_id: str | None = None,
+        session_id: SessionId = None,
     ) -> str:
         """A file of this project's memory folder (memory_summary.md, MEMORY.md, raw_memories.md,
         rollout_summaries/<file>.md, skills/<name>/SKILL.md), whole or lines start_line..end_line (numbered, for citations).
@@ -202,7 +213,7 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
 
     @server.tool(annotations=WRITES)
     async def add_memory_note(
-        text: str, ctx: Context[Any, Any], intent: Intent = "remember", scope: NoteScope = "project"
+        text: Annotated[str, Field(max_length=NOTE_MAX)], ctx: Context[Any, Any], intent: Intent = "remember", scope: NoteScope = "project"
     ) -> dict[str, Any]:
         """Leave a note for the next consolidation: intent 'remember' or 'correct'; scope 'project' or 'global'
         (the user, everywhere). To forget a value, the user runs `mnemolog forget` (a note would store it)."""
@@ -222,7 +233,9 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
         return settled(added.as_dict())
 
     @server.tool(annotations=WRITES)
-    async def cite_memory(text: str, ctx: Context[Any, Any], session_id: str | None = None) -> dict[str, Any]:
+    async def cite_memory(
+        text: Annotated[str, Field(max_length=CITATION_MAX)], ctx: Context[Any, Any], session_id: SessionId = None
+    ) -> dict[str, Any]:
         """Record that you used memory: pass your citation (item ids as [item:<id>], or a Codex
         <oai-mem-citation> block). Cited memories rank higher next time. session_id: your session's id, if known."""
         from mnemolog.domain.services import cite
