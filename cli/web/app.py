@@ -5,7 +5,9 @@ the store (``cli.command_store.store``: caught up with what other processes wrot
 calls one service or read, and renders. Writes are POSTs that redirect back
 (303) to the page, which then shows the change; the request's store session
 brings the memory folder and skills in step as a CLI command's does
-(``adapters.store_session``).
+(``adapters.store_session``). In front of every route: the body cap
+(``body_limit``), then the access rules (``security``); what a write says is
+kept server-side (``flash``), so no redirect carries what was typed.
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@ change all of it. So:
 - ``check_bind``: a loopback address needs nothing more; any other address is
   refused unless a token is given (the refusal prints a fresh one to use).
 - ``AccessGuard`` (ASGI middleware), on every request: on a loopback bind, the
-  ``Host`` header must name a loopback host (a DNS-rebinding page on another
-  name is refused); with a token, the request must carry it (``?token=`` once,
+  ``Host`` header must be one header naming one loopback host exactly (a
+  DNS-rebinding page on another name is refused, and so is a list of hosts); with a token, the request must carry it (``?token=`` once,
   which sets a cookie, the cookie, or ``Authorization: Bearer``); every POST
   must carry the page's CSRF token and, when the browser sends an ``Origin``,
   come from the page's own origin.
