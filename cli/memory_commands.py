@@ -29,7 +29,7 @@ def context(
     agent: str | None = typer.Option(None, "--agent", help="With --hook: the agent the instructions are written for (codex or claude-code)."),
     budget: int | None = typer.Option(None, "--budget", help="Token budget (default: the context_tokens setting)."),
     session: str | None = typer.Option(None, "--session", help="The agent's session id, recorded with what it was served (`history --session`)."),
-    json_out: bool = typer.Option(False, "--json", help="Print the SessionStart hook JSON (hookSpecificOutput.additionalContext) instead of plain text."),
+    json_out: bool = typer.Option(False, "--json", help="Print JSON: each item with its rank, why it ranks there and its tokens, the total tokens and the budget; with --hook, the SessionStart hook JSON (hookSpecificOutput.additionalContext)."),
 ) -> None:
     """What an agent receives when a session starts: how to use memory, and the memory of this project and the user."""
     # Its work lives without typer: `context --hook` (the SessionStart hook) starts without it (cli/context_command.py).
