@@ -253,6 +253,7 @@ def session_history(reads: MemoryReads, matcher: TombstoneMatcher, session: str)
                     **served,
                     "item_id": item_id,
                     "title": current.title if readable and current is not None else None,
+                    "text": current.text if readable and current is not None else None,
                     "cited": item_id in cited,
                 }
             )
