@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.cli import run_cli
+from support.cli import MNEMOLOG, run_cli
 from support.shared_fixtures import shared_fixture
 
 CODEMIE = "git:github.com/codemie-ai/codemie-code"
@@ -139,3 +139,19 @@ def test_no_editor_set_is_a_usage_error(env: dict[str, str]) -> None:
     target = an_item(env)
     done = run_cli("edit", target["id"], "--project", CODEMIE, env=env)
     assert done.code == 2 and "set $VISUAL or $EDITOR" in done.err
+
+
+def test_an_item_changed_while_the_editor_was_open_is_not_overwritten(env: dict[str, str], tmp_path: Path) -> None:
+    target = an_item(env)
+    # The editor's own process edits the item meanwhile (the store is not held open while the editor runs).
+    script = editor(
+        tmp_path,
+        "import subprocess\n"
+        f"done = subprocess.run([{MNEMOLOG!r}, 'edit', {target['id']!r}, 'Someone else wrote this.', '--project', {CODEMIE!r}])\n"
+        "assert done.returncode == 0\n"
+        "path.write_text(text + ' and mine')\n",
+    )
+    done = run_cli("edit", target["id"], "--project", CODEMIE, env={**env, "EDITOR": script})
+    assert done.code == 1 and "changed while it was being edited: nothing recorded" in done.err
+    assert edited_actions(env, target["id"]) == ["added", "edited"]
+    assert run_cli("show", target["id"], "--project", CODEMIE, "--json", env=env).json()["text"] == "Someone else wrote this."
