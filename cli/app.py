@@ -81,6 +81,8 @@ def main(args: list[str] | None = None) -> None:
 
 def _run(argv: list[str]) -> object:
     """Run the command: ``context --hook`` and ``mcp`` without typer when their options are plain, anything else through typer."""
+    if argv and not argv[0].startswith("-") and argv[0] not in COMMANDS:
+        raise UserError(_unknown_command(argv[0]), Exit.USAGE)
     if argv[:1] == ["context"]:
         from mnemolog.cli.context_command import context, hook_arguments
 
@@ -98,6 +100,17 @@ def _run(argv: list[str]) -> object:
     from mnemolog.cli.command_group import app
 
     return app(args=argv, prog_name="mnemolog", standalone_mode=False)
+
+
+def _unknown_command(name: str) -> str:
+    """The error for a command that is not one, naming the closest when one is close (a typo)."""
+    from difflib import get_close_matches
+
+    from rich.markup import escape
+
+    close = get_close_matches(name, COMMANDS, n=1, cutoff=0.6)
+    hint = f"did you mean '{close[0]}'?" if close else "`mnemolog --help` lists the commands"
+    return escape(f"unknown command {name[:60]!r}; {hint}")
 
 
 def _exit_for(error: Exception) -> None:

@@ -99,6 +99,11 @@ def context(
         result = context_for(s, project, budget, agent if hook else None, session=session, surface="hook" if hook else "context")
         # Claude Code with `install claude-code --project-skills-in-repo`: this session's repository gets its skills.
         reload_skills = hook and agent == "claude-code" and _repo_skills(s, project, folder or Path.cwd())
+    if json_out and not hook:
+        from mnemolog.domain.services.injections import context_dict
+
+        emit_json(context_dict(result))
+        return
     from mnemolog.adapters.hook_json import hook_answer
 
     if hook:

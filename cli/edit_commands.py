@@ -43,7 +43,9 @@ def _refused(error: Exception) -> UserError:
 
 def edit(
     item: str = ITEM,
-    text: list[str] = typer.Argument(..., help="The new text ('-' reads it from stdin)."),
+    text: list[str] | None = typer.Argument(
+        None, help="The new text ('-' reads it from stdin). None: edit the item in $VISUAL or $EDITOR (its title on the first line, a blank line, the text)."
+    ),
     title: str | None = typer.Option(None, "--title", help="A new title too (default: keep it)."),
     by: str | None = BY,
     reason: str = REASON,
@@ -51,12 +53,27 @@ def edit(
     project_key: str | None = options.PROJECT,
     json_out: bool = JSON,
 ) -> None:
-    """Rewrite a memory item's text (an Edited event; secrets are redacted, forgotten values refused)."""
+    """Rewrite a memory item's text (an Edited event; secrets are redacted, forgotten values refused).
+
+    With no text, the item opens in $VISUAL (else $EDITOR) as git opens a commit message: the title on the
+    first line, a blank line, then the text (an untitled item's buffer starts with the blank line; a buffer
+    without that blank second line is all text, the title kept). Saving a change records one edit; an
+    unchanged or empty buffer records nothing; an editor that exits non-zero records nothing and fails.
+    """
     from mnemolog.domain.services import edit as editing
 
-    words = " ".join(text)
-    new_text = sys.stdin.read() if words.strip() == "-" else words
     project = options.project_of(cwd, project_key)
+    if text:
+        words = " ".join(text)
+        new_text = sys.stdin.read() if words.strip() == "-" else words
+    else:
+        item, new_text, title, nothing = _edited_in_editor(item, project, title)
+        if nothing:
+            if json_out:
+                emit_json({"item": item, "changed": False, "title": title, "text": new_text, "redactions": 0, "folder": None})
+            else:
+                console.print(f"item {item}: {nothing}, nothing recorded", highlight=False, markup=False)
+            return
     with store() as s:
         item_id = options.resolve_id(s.reads(), "items", item, project)
         try:
@@ -68,6 +85,45 @@ def edit(
         state = "edited" if done.changed else "already had that text"
         redacted = f" ({done.redactions} secret(s) redacted)" if done.redactions else ""
     _finish(s, done.as_dict(), f"item {item_id} {state}{redacted}", json_out)
+
+
+def _edited_in_editor(item: str, project: str, title: str | None) -> tuple[str, str, str, str]:
+    """The item's (full id, new text, new title, why nothing is to be recorded or "") as edited in the user's editor.
+
+    The store is not held open while the editor runs; an item that changed meanwhile is refused.
+    """
+    from mnemolog.adapters.editor_buffer import (
+        EditorFailed,
+        edit_in_editor,
+        editor_command,
+        item_buffer,
+        read_buffer,
+    )
+
+    editor = editor_command()
+    if editor is None:
+        raise UserError("no editor: set $VISUAL or $EDITOR, or give the new text (mnemolog edit ID \"text\")", Exit.USAGE)
+    with store() as s:
+        item_id = options.resolve_id(s.reads(), "items", item, project)
+        row = s.reads().item(item_id, project)
+    if row is None or row.status != "active":
+        raise UserError(f"item {item_id} is not current in {project} (or global): nothing to edit", Exit.NOT_FOUND)
+    old_title = row.title if title is None else title.strip()
+    try:
+        saved = edit_in_editor(item_buffer(old_title, row.text), editor)
+    except EditorFailed as error:
+        raise UserError(f"{error}: nothing recorded") from error
+    new_title, new_text = read_buffer(saved)
+    chosen_title = old_title if new_title is None else new_title
+    if not new_text:
+        return str(item_id), row.text, row.title, "the buffer is empty"
+    if new_text == row.text.strip() and chosen_title == row.title.strip():
+        return str(item_id), row.text, row.title, "unchanged"
+    with store() as s:
+        now = s.reads().item(item_id, project)
+    if now is None or now.revision != row.revision:
+        raise UserError(f"item {item_id} changed while it was being edited: nothing recorded (edit it again)")
+    return str(item_id), new_text, chosen_title, ""
 
 
 def pin(

@@ -277,6 +277,9 @@ def history(
     elif out is not None:
         console.print(f"wrote {len(files)} files into {out}")
     elif items is not None:
+        if not items:
+            where = f" in {project} (or global)" if project else ""
+            console.print(f"no memory was valid at {at.isoformat()}{where}", highlight=False, markup=False)
         for i in items:
             console.print(f"- {i['text']} [{i['scope']}] (valid from {i['valid_from']}) [item:{i['item']}]", highlight=False, markup=False)
     else:
@@ -304,9 +307,21 @@ def _session_history(session: str, json_out: bool) -> None:
             highlight=False, markup=False,
         )
         for item in serving["items"]:
-            title = item["title"] if item["title"] is not None else "(no longer readable)"
+            title = _served_label(item)
             cited = "  [cited]" if item["cited"] else ""
             console.print(f"    {item['rank']:>3}. {item['item_id']}  {title}: {item['why']}{cited}", highlight=False, markup=False)
+
+
+def _served_label(item: dict[str, Any]) -> str:
+    """How ``history --session`` names a served item: its title, else the start of its text."""
+    from mnemolog.domain.context_lines import one_line
+
+    if item["title"] is None:
+        return "(no longer readable)"
+    if item["title"].strip():
+        return str(item["title"])
+    text = one_line(item.get("text") or "")
+    return text if len(text) <= 80 else text[:79] + "…"
 
 
 def register(app: typer.Typer) -> None:

@@ -29,7 +29,7 @@ def context(
     agent: str | None = typer.Option(None, "--agent", help="With --hook: the agent the instructions are written for (codex or claude-code)."),
     budget: int | None = typer.Option(None, "--budget", help="Token budget (default: the context_tokens setting)."),
     session: str | None = typer.Option(None, "--session", help="The agent's session id, recorded with what it was served (`history --session`)."),
-    json_out: bool = typer.Option(False, "--json", help="Print the SessionStart hook JSON (hookSpecificOutput.additionalContext) instead of plain text."),
+    json_out: bool = typer.Option(False, "--json", help="Print JSON: each item with its rank, why it ranks there and its tokens, the total tokens and the budget; with --hook, the SessionStart hook JSON (hookSpecificOutput.additionalContext)."),
 ) -> None:
     """What an agent receives when a session starts: how to use memory, and the memory of this project and the user."""
     # Its work lives without typer: `context --hook` (the SessionStart hook) starts without it (cli/context_command.py).
@@ -38,10 +38,28 @@ def context(
     serve(cwd, project_key, hook, agent, budget, session, json_out)
 
 
-def _validity(hit: dict[str, Any]) -> str:
-    start = (hit["valid_from"] or "")[:10] or "?"
-    end = (hit["valid_to"] or "")[:10] or "now"
-    return f"valid {start}..{end}"
+def _validity(data: dict[str, Any]) -> str:
+    """An item's valid time in words: "valid since 2026-10-01", "valid 2026-10-01 to 2026-11-02".
+
+    An item without a valid_from is valid from when it was added (as ``history --valid-at`` reads it).
+    """
+    start = (data["valid_from"] or data.get("created_at") or "")[:10]
+    end = (data["valid_to"] or "")[:10]
+    if start and end:
+        return f"valid {start} to {end}"
+    if start:
+        return f"valid since {start}"
+    return f"valid until {end}" if end else "valid (no valid time recorded)"
+
+
+def _title(data: dict[str, Any]) -> str:
+    """An item's title, or, untitled, the start of its text."""
+    from mnemolog.domain.context_lines import one_line
+
+    if data["title"].strip():
+        return str(data["title"])
+    text = one_line(data["text"] or "")
+    return "(untitled) " + (text if len(text) <= 80 else text[:79] + "\u2026")
 
 
 def search(
@@ -115,9 +133,9 @@ def show(
         f"item      {data['id']}",
         f"kind      {data['kind']}   scope {data['scope']}   group {data['task_group'] or '-'}",
         f"status    {data['status']}   trust {data['trust']}   revision {data['revision']}",
-        f"valid     {data['valid_from'] or '?'} .. {data['valid_to'] or 'now'}",
+        f"valid     {_validity(data).removeprefix('valid ')}",
         f"updated   {data['updated_at']}   used {data['use_count']}x (last {data['last_used'] or 'never'})",
-        f"title     {data['title']}",
+        f"title     {_title(data)}",
         f"keywords  {', '.join(data['keywords']) or '-'}",
         "",
         data["text"] or "(no text: the item is not current; `mnemolog explain` reads its history)",

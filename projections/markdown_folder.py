@@ -192,6 +192,7 @@ class _View:
     groups: tuple[_Group, ...]  # scope order, then their most important item, then name
     scopes: tuple[str, ...]  # scopes with at least one item, global first then by label
     scope_cwds: dict[str, frozenset[str]]  # scope -> the non-empty working folders of its items' evidence
+    session_cwds: dict[str, frozenset[str]]  # scope -> the non-empty working folders of its sessions in this folder
     sessions: tuple[FolderSession, ...]  # ascending native id
     stems: dict[str, str]  # session_id -> stem
     by_session_id: dict[str, FolderSession]
@@ -211,6 +212,15 @@ class _View:
         """The items of ``entries``, in that order, read ``page`` at a time."""
         for start in range(0, len(entries), page):
             yield from self.source.by_ids([e.item_id for e in entries[start : start + page]])
+
+
+def _session_cwds(sessions: Sequence[FolderSession]) -> dict[str, frozenset[str]]:
+    """Each scope's non-empty working folders, over the folder's sessions."""
+    found: dict[str, set[str]] = {}
+    for session in sessions:
+        if session.cwd.strip():
+            found.setdefault(session.scope, set()).add(_one_line(session.cwd))
+    return {scope: frozenset(cwds) for scope, cwds in found.items()}
 
 
 def _evidence_sessions(by_session_id: dict[str, FolderSession], item: ItemRow) -> list[FolderSession]:
@@ -277,7 +287,7 @@ def _view(model: FolderModel, count: _Counter | None = None) -> _View:
         entry = _Entry(item_order_key(item), item.kind, item.scope, _group_name(item))
         evidence = _evidence_sessions(by_session_id, item)
         group = (item.scope, entry.group)
-        group_cwds.setdefault(group, set()).update(_one_line(s.cwd) for s in evidence)
+        group_cwds.setdefault(group, set()).update(_one_line(s.cwd) for s in evidence if s.cwd)
         group_words.setdefault(group, Counter()).update(k for k in (_inline(k) for k in item.keywords) if k)
         scope_cwds.setdefault(item.scope, set()).update(_one_line(s.cwd) for s in evidence if s.cwd)
         if item.kind == "task":
@@ -309,6 +319,7 @@ def _view(model: FolderModel, count: _Counter | None = None) -> _View:
         groups=tuple(groups),
         scopes=tuple(sorted({e.scope for e in entries}, key=lambda scope: _scope_order(model, scope))),
         scope_cwds={scope: frozenset(cwds) for scope, cwds in scope_cwds.items()},
+        session_cwds=_session_cwds(sessions),
         sessions=tuple(sessions),
         stems=_assign_stems(sessions),
         by_session_id=by_session_id,
@@ -345,9 +356,13 @@ def _rollout_line(view: _View, session: FolderSession) -> str:
     )
 
 
-def _applies_to(model: FolderModel, scope: str, cwds: Collection[str]) -> str:
-    label = _label(model, scope)
-    found = sorted(cwds)
+def _applies_to(view: _View, scope: str, cwds: Collection[str]) -> str:
+    """Codex's ``applies_to`` line: where memory of ``scope`` was learnt (``cwds``, its evidence's working folders) and when to reuse it.
+
+    A project whose evidence names no working folder gets its sessions' folders; "unknown" only when none is known.
+    """
+    label = _label(view.model, scope)
+    found = sorted(c for c in cwds if c.strip()) or (sorted(view.session_cwds.get(scope, ())) if scope != GLOBAL_SCOPE else [])
     if scope == GLOBAL_SCOPE:
         cwd = ", ".join(found) if found else "any"
         rule = "applies in any project; project-specific memory wins where they conflict"
@@ -367,7 +382,7 @@ def _group_lines(view: _View, group: _Group) -> Iterator[str]:
     """One ``# Task Group`` block, line by line, its items read a page at a time."""
     yield f"# Task Group: {group.name}"
     yield _scope_line(view, group.scope)
-    yield _applies_to(view.model, group.scope, group.cwds)
+    yield _applies_to(view, group.scope, group.cwds)
     task_evidence: list[tuple[int, set[UUID]]] = []
     tasks = [e for e in group.members if e.kind == "task"]
     for number, task in enumerate(view.rows(tasks), start=1):
@@ -662,7 +677,7 @@ class _SummaryRenderer:
                 continue
             lines += ["", f"### {_label(self.view.model, scope)}"]
             if local:
-                lines += ["", self._applies_to(scope), "", *local]
+                lines += ["", _applies_to(self.view, scope, self.view.scope_cwds.get(scope, ())), "", *local]
             for day, kept in recent:
                 lines += ["", f"#### {day.isoformat()}", "", kept]
         older_lines: list[Line] = []
@@ -675,13 +690,6 @@ class _SummaryRenderer:
         if older_lines:
             lines += ["", f"### {OLDER_TOPICS}", *older_lines]
         return lines or ["", "No memory topics yet."]
-
-    def _applies_to(self, scope: str) -> str:
-        """Codex's ``applies_to`` line for a project's block: its working folders and when to reuse it."""
-        label = _label(self.view.model, scope)
-        cwds = sorted(self.view.scope_cwds.get(scope, ()))
-        cwd = ", ".join(cwds) if cwds else "unknown"
-        return f"applies_to: cwd={cwd}; reuse_rule=only within {label}; re-check files and commands before relying on them"
 
     def tokens(self, plan: _SummaryPlan) -> int:
         """The plan's text's tokens, summed over its pieces (see the class)."""
@@ -796,7 +804,7 @@ def _render_skill(view: _View, item: ItemRow) -> str:
         description,
         "",
         f"- {_scope_line(view, item.scope)}",
-        f"- {_applies_to(view.model, item.scope, {_one_line(s.cwd) for s in view.evidence(item)})}",
+        f"- {_applies_to(view, item.scope, {_one_line(s.cwd) for s in view.evidence(item)})}",
         "",
         "## Steps",
         "",

@@ -128,6 +128,33 @@ def served_context(
     return found
 
 
+def context_dict(found: read.Context) -> dict[str, Any]:
+    """A context as JSON-ready data: each item with its rank, the reasons it ranks there (as the injection log records them) and its tokens."""
+    ranked = served_items(found.items)
+    tokens = found.item_tokens if len(found.item_tokens) == len(found.items) else (None,) * len(found.items)
+    return {
+        "project": found.project,
+        "tokens": found.tokens,
+        "budget": found.budget,
+        "more": found.more,
+        "items": [
+            {
+                "id": str(item.item_id),
+                "kind": item.kind,
+                "scope": item.scope,
+                "trust": item.trust,
+                "pinned": item.pinned,
+                "title": item.title,
+                "rank": served.rank,
+                "why": served.why,
+                "tokens": cost,
+            }
+            for item, served, cost in zip(found.items, ranked, tokens, strict=True)
+        ],
+        "text": found.text,
+    }
+
+
 def served_search(
     uow: UnitOfWork,
     tokenizer: read.Tokenizer,
@@ -226,6 +253,7 @@ def session_history(reads: MemoryReads, matcher: TombstoneMatcher, session: str)
                     **served,
                     "item_id": item_id,
                     "title": current.title if readable and current is not None else None,
+                    "text": current.text if readable and current is not None else None,
                     "cited": item_id in cited,
                 }
             )

@@ -100,6 +100,7 @@ class Context:
     item_ids: tuple[UUID, ...]
     more: int  # current items of the project that did not fit
     items: tuple[ItemRow, ...] = ()  # the items shown, in order (what the injection log records)
+    item_tokens: tuple[int, ...] = ()  # the tokens of each item's line, in the same order
 
 
 def _more_line(more: int) -> list[str]:
@@ -193,7 +194,7 @@ def context(
         tokens = measure(text)
     if tokens > budget:  # not even the closing lines fit: the head alone (it fits)
         text, tokens = head_text, head_tokens
-    return Context(text, tokens, budget, project, tuple(shown), current - len(shown), tuple(rows))
+    return Context(text, tokens, budget, project, tuple(shown), current - len(shown), tuple(rows), tuple(costs))
 
 
 # ------------------------------------------------------------------ search

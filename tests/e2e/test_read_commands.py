@@ -118,6 +118,26 @@ def test_context_search_show_from_the_command_line(world: dict) -> None:
     assert other.code == 5 and world["b"] in other.err and "terraform" not in other.out + other.err
 
 
+def test_context_json_lists_the_items_with_rank_reason_and_tokens_as_the_injection_log_records_them(world: dict) -> None:
+    cwd = str(world["project"])
+    plain = run_cli("context", "--cwd", cwd, "--budget", "900", env=world["env"]).out
+    done = run_cli("context", "--cwd", cwd, "--budget", "900", "--session", "s-json", "--json", env=world["env"])
+    assert done.code == 0, done.err
+    data = done.json()
+    assert data["project"] == A_SCOPE and data["budget"] == 900 and data["more"] == 0
+    assert data["text"] == plain and data["tokens"] == count_tokens(plain) <= 900
+    listed = data["items"]
+    assert {i["id"] for i in listed} == {world["a"], world["g"]}  # this project's and the user's, not billing's
+    assert [i["rank"] for i in listed] == [1, 2] and listed[0]["id"] == world["g"]  # accepted before proposed
+    assert {"id", "kind", "scope", "trust", "rank", "why", "tokens"} <= listed[0].keys()
+    assert listed[0]["trust"] == "accepted" and listed[0]["why"].startswith("accepted; never cited")
+    assert all(i["tokens"] > 0 for i in listed) and sum(i["tokens"] for i in listed) < data["tokens"]
+
+    served = run_cli("history", "--session", "s-json", "--json", env=world["env"]).json()["servings"][0]
+    assert [(i["item_id"], i["rank"], i["why"]) for i in served["items"]] == [(i["id"], i["rank"], i["why"]) for i in listed]
+    assert served["tokens"] == data["tokens"]
+
+
 def test_cite_note_and_forget_from_the_command_line(world: dict) -> None:
     cwd = str(world["project"])
     reply = f"Used the fast target. [item:{world['a']}]\n"
