@@ -62,4 +62,4 @@ def test_usage_errors_exit_2_without_a_traceback(tmp_path: Path) -> None:
     for args in (("explain", "a", "b"), ("nosuch",), ("ingest", "--limit", "3")):
         result = run_cli(*args, env={"MNEMOLOG_HOME": str(tmp_path)})
         assert result.code == 2, args
-        assert "Error:" in result.err and "Traceback" not in result.err
+        assert "error:" in result.err.lower() and "Traceback" not in result.err
