@@ -85,7 +85,7 @@ def test_a_global_note_repeating_a_project_note_is_served_in_every_project_and_o
     assert user.notes() == {first: ("global", "withdrawn"), second: ("global", "applied")}
     [item] = json.loads(user.ok("list", "items", "--all", "--json"))["items"]
     story = json.loads(user.ok("explain", item["id"], "--json", cwd=user.q))
-    assert {n["note"] for n in story["notes"]} == {first, second} and story["sessions"] == []  # notes, not sessions
+    assert {n["note"] for n in story["notes"]} == {first, second} and story["sessions"] == [] and story["sessions_elsewhere"] == 0  # notes, not sessions
 
 
 def test_a_global_note_is_never_merged_into_the_project_item_it_repeats(user: User) -> None:
