@@ -10,7 +10,7 @@ model would answer), without a network. ``HeuristicConsolidator``
 - revises existing items whose evidence changed, and retires items whose
   evidence was all removed;
 - scopes a preference the user stated for all their projects ("for all my
-  projects", "in general", "I always", ...) globally;
+  projects", "in general", "I always", ...: ``domain.user_wide``) globally;
 - ends the valid time of a fact a later session replaced: "`make serve`
   passed" is invalidated when a newer session of the same project saw
   `make serve` fail and another command work, or the user said "use X
@@ -19,12 +19,15 @@ model would answer), without a network. ``HeuristicConsolidator``
 - learns skills from the raw memories' ``Procedure:`` sections, and
   revises or invalidates them as later sessions fail at their steps (the
   rule is in ``heuristic_skills``);
-- applies the user's notes: a ``remember`` note becomes an item (a preference
-  unless it obviously states a failure or a fact) citing the note's id as its
-  evidence; a ``correct`` note revises the item it is about (the item of the
-  note's scope sharing the most words with it, above a threshold) with the
-  note's text, citing the note and the item's evidence, or becomes a new item
-  when no item matches.
+- applies the user's notes, each only to items of its own scope: a
+  ``remember`` note becomes an item (a preference unless it obviously states
+  a failure or a fact) citing the note's id as its evidence, or is cited on
+  the item of its scope that already says it (so that item stands while any
+  note asking for it does; a global note repeating a project's item gets a
+  user-wide item of its own); a ``correct`` note revises the item it is
+  about (the item of the note's scope sharing the most words with it, above
+  a threshold) with the note's text, citing the note and the item's
+  evidence, or becomes a new item when no item matches.
 """
 
 from __future__ import annotations
@@ -46,21 +49,16 @@ from mnemolog.domain.ports import (
     ItemForModel,
     NoteForModel,
 )
+from mnemolog.domain.user_wide import is_user_wide
 
 __all__ = ["HeuristicConsolidator", "normalise", "parse_raw_memory"]
 
 _CONSOLIDATION_VERSION = (
-    "mnemolog-heuristic-consolidation-v4: task per input, bullets merged by normalised text, "
-    "user-wide preferences global, replaced commands invalidated, notes applied as evidence, "
+    "mnemolog-heuristic-consolidation-v5: task per input, bullets merged by normalised text, "
+    "user-wide preferences global, replaced commands invalidated, notes applied as evidence to items of their scope, "
     "skills from procedures that succeeded in two sessions (revised and invalidated by later ones)"
 )
 
-_USER_WIDE = re.compile(
-    r"\b(for|in|across)\s+(all|every one of)\s+(of\s+)?my\s+(projects|repos|repositories|code)\b"
-    r"|\bacross\s+(all\s+)?projects\b|\bin\s+every\s+(project|repo)\b|\bfor\s+every\s+(project|repo)\b"
-    r"|\bin\s+general\b|\bi\s+always\b|\beverywhere\b|\bgenerally\s+i\b",
-    re.IGNORECASE,
-)
 _PASSED = re.compile(r"^`(?P<command>[^`]+)` (passed|works|worked)\b")
 _REPLACED_BY_FIX = re.compile(r"^`(?P<old>[^`]+)` failed.* -> `(?P<new>[^`]+)` worked$")
 _REPLACED_BY_WORDS = (
@@ -73,11 +71,6 @@ _REPLACED_BY_WORDS = (
         re.IGNORECASE,
     ),
 )
-
-
-def is_user_wide(text: str) -> bool:
-    """Whether a preference is stated for every project ("for all my projects", "in general", ...)."""
-    return bool(_USER_WIDE.search(text))
 
 
 @dataclass(frozen=True)
@@ -380,9 +373,10 @@ class HeuristicConsolidator:
         matched.update(edit.target for edit in skills if edit.target)
         edits += skills
 
-        note_edits, corrected = self._notes(request, items, by_text, matched, removed)
+        note_edits, corrected, asked = self._notes(request, items, matched, removed)
         # A correction replaces whatever else this plan would do to the item it corrects.
         edits = [edit for edit in edits if edit.target not in corrected] + note_edits
+        edits = _cite_notes(edits, asked, items, removed, matched)
         for item in items:
             if item.handle in matched or not item.evidence:
                 continue
@@ -462,23 +456,45 @@ class HeuristicConsolidator:
     def _notes(
         request: ConsolidationRequest,
         items: list[ItemForModel],
-        by_text: dict[str, ItemForModel],
         matched: set[str],
         removed: set[str],
-    ) -> tuple[list[Edit], set[str]]:
-        """The edits the notes ask for, and the handles of the items corrections revise."""
+    ) -> tuple[list[Edit], set[str], dict[str, set[str]]]:
+        """The edits the notes ask for, the handles of the items corrections revise, and the notes to cite on items.
+
+        A note only ever touches items of its own scope: a ``remember`` note
+        whose words an item of its scope already holds is cited on that item
+        (so the item stands while any note asking for it does); one whose
+        words only an item of another scope holds (a global note repeating a
+        project's) gets an item of its own scope.
+        """
         edits: list[Edit] = []
         corrected: set[str] = set()
+        asked: dict[str, set[str]] = {}
+        adding: dict[tuple[str, str], int] = {}  # the add edit of each (scope, text) a note of this run asks for
+        holding: dict[tuple[str, str], ItemForModel] = {}
+        for item in items:
+            if item.evidence and all(e in removed for e in item.evidence):
+                continue
+            holding.setdefault((item.scope, normalise(item.text)), item)
         for note in sorted(request.notes, key=lambda note: note.note_id):
             text = _note_text(note.text)
             key = normalise(text)
             if not key:
                 continue
+            scope = note.scope or GLOBAL_SCOPE
             if note.intent == "remember":
-                if key not in by_text and not is_skill_note(text):  # a skill note is the skill rule's
+                held = holding.get((scope, key))
+                if held is not None:
+                    if note.note_id not in held.evidence:
+                        asked.setdefault(held.handle, set()).add(note.note_id)
+                elif (scope, key) in adding:  # two notes of this run ask for the same: one item cites both
+                    at = adding[(scope, key)]
+                    edits[at] = edits[at].model_copy(update={"evidence": (*edits[at].evidence, note.note_id)})
+                elif not is_skill_note(text):  # a skill note is the skill rule's
+                    adding[(scope, key)] = len(edits)
                     edits.append(_note_item(note, text))
             elif note.intent == "correct":
-                target = _corrected_item(text, note.scope or GLOBAL_SCOPE, items, removed, corrected)
+                target = _corrected_item(text, scope, items, removed, corrected)
                 if target is None:
                     edits.append(_note_item(note, text))
                     continue
@@ -506,7 +522,37 @@ class HeuristicConsolidator:
                         edits.append(
                             _from_item(item, "retire", item.evidence, f"user note {note.note_id}")
                         )
-        return edits, corrected
+        return edits, corrected, asked
+
+
+def _cite_notes(
+    edits: list[Edit], asked: dict[str, set[str]], items: list[ItemForModel], removed: set[str], matched: set[str]
+) -> list[Edit]:
+    """``edits`` with each note that asks for what an item already says cited on that item.
+
+    The item's revise in this plan gains the notes; an item the plan leaves
+    alone gets a revise of its evidence alone. An item this plan retires or
+    invalidates is left to it (the note stays pending).
+    """
+    if not asked:
+        return edits
+    out: list[Edit] = []
+    planned: set[str] = set()
+    for edit in edits:
+        notes = asked.get(edit.target or "") if edit.target else None
+        if edit.target:
+            planned.add(edit.target)
+        if notes and edit.op == "revise":
+            edit = edit.model_copy(update={"evidence": tuple(sorted({*edit.evidence, *notes}))})
+        out.append(edit)
+    for item in items:
+        notes = asked.get(item.handle)
+        if not notes or item.handle in planned:
+            continue
+        matched.add(item.handle)
+        evidence = (set(item.evidence) - removed) | notes
+        out.append(_from_item(item, "revise", evidence, f"user note {', '.join(sorted(notes))} asks for it too"))
+    return out
 
 
 def _fact_keywords(text: str, task_keywords: tuple[str, ...], title: str = "") -> tuple[str, ...]:

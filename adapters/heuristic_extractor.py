@@ -58,6 +58,7 @@ from typing import Any
 from mnemolog.adapters.command_outcomes import judge_outcome, where_run
 from mnemolog.domain.extraction import ExtractionAnswer, StageOneOutput, TokenUsage
 from mnemolog.domain.transcript import ItemKind, Transcript, TranscriptItem
+from mnemolog.domain.user_wide import USER_WIDE
 
 __all__ = ["HEURISTIC_VERSION", "PROCEDURE_HEADING", "HeuristicExtractor", "is_trivial_command", "normalise_command", "procedure_command"]
 
@@ -81,13 +82,6 @@ _PREFERENCE = re.compile(
     re.IGNORECASE,
 )
 _ONE_OFF = re.compile(r"\b(don't|do not)\s+stop\b|\buntil\b.*\b(pass|done|green)\b", re.IGNORECASE)
-USER_WIDE = re.compile(
-    r"\b(for|in|across)\s+(all|every one of)\s+(of\s+)?my\s+(projects|repos|repositories|code)\b"
-    r"|\bacross\s+(all\s+)?projects\b|\bin\s+every\s+(project|repo)\b|\bfor\s+every\s+(project|repo)\b"
-    r"|\bin\s+general\b|\bi\s+always\b|\beverywhere\b|\bgenerally\s+i\b",
-    re.IGNORECASE,
-)
-"""Wording that makes a preference the user's own, in every project."""
 
 _IMPERATIVE = re.compile(
     r"\b(use|run|answer|reply|write|keep|avoid|commit|format|add|put|sign|name|tag|open|ask|explain)\b", re.IGNORECASE

@@ -221,7 +221,7 @@ def note(
     forget: bool = typer.Option(False, "--forget", help="Forget this value (places a tombstone; the text is not stored)."),
     withdraw: str | None = typer.Option(None, "--withdraw", metavar="NOTE_ID", help="Withdraw a note (its id, or a prefix as `notes` prints)."),
     reason: str | None = typer.Option(None, "--reason", help="Why the note is withdrawn (kept in the log)."),
-    scope: str | None = typer.Option(None, "--scope", help="project | global (default: project; global for --forget)."),
+    scope: str | None = typer.Option(None, "--scope", help="project | global (default: project, or global when the note says it holds for all your projects; global for --forget)."),
     cwd: Path | None = CWD,
     import_files: bool = typer.Option(False, "--import-files", help="Record Codex's notes files (extensions/ad_hoc/notes/*.md) from the memory folder."),
     folder: Path | None = typer.Option(None, "--folder", help="The memory folder for --import-files (default: the configured one)."),
@@ -271,13 +271,13 @@ def note(
     intent = "correct" if correct else "remember"
     with store() as s:
         try:
-            added = note_service.add_note(s, words, intent, target, s.ports.redactor)
+            added = note_service.add_note(s, words, intent, target, s.ports.redactor, scope_chosen=scope is not None)
         except ValueError as error:  # nothing left once secrets and forgotten values are cut out
             raise UserError(str(error), Exit.USAGE) from error
     if json_out:
         emit_json(added.as_dict())
     else:
-        console.print(f"noted ({intent}, {target}): the next consolidation applies it (note {added.note_id})", highlight=False)
+        console.print(f"noted ({intent}, {added.scope}): the next consolidation applies it (note {added.note_id})", highlight=False)
 
 
 def _withdraw(reference: str, reason: str | None, json_out: bool) -> None:

@@ -330,7 +330,7 @@ class StoryTombstone:
 
 @dataclass(frozen=True)
 class StoryNote:
-    """A user's note one of the item's runs applied."""
+    """A user's note the item rests on (its evidence)."""
 
     note: str
     at: str | None

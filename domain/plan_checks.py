@@ -14,12 +14,14 @@ Evidence is sessions and notes: a plan may cite a selected session, or a
 pending note of the item's own scope (a project note for that project's items,
 a global note for global items); a revise may keep evidence its item already
 has. An item's evidence stands while a session is live or a note is not
-withdrawn.
+withdrawn, so an item two notes ask for stays while either stands. A note is
+applied only when an item of its own scope carries it (``carried_notes``);
+otherwise it stays pending.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 from uuid import UUID
@@ -278,3 +280,17 @@ def code_retirements(
         if _holed(item):
             retirements.append(Override(action="retired", item_id=item.item_id, reason="its text has a hole where a forgotten value was cut out"))
     return retirements
+
+
+def carried_notes(note_scopes: Mapping[UUID, str], items: Iterable[tuple[str, Sequence[UUID]]]) -> frozenset[UUID]:
+    """The notes an active item of the note's own scope carries as evidence: the notes a run applied.
+
+    ``items`` is every item active once the run's edits are in, as (scope,
+    evidence). A note no item of its scope carries was not applied, whatever
+    the plan said about it (a global note whose words a project item already
+    holds is not served anywhere else): it stays pending for the next run.
+    """
+    carried: set[UUID] = set()
+    for scope, evidence in items:
+        carried.update(e for e in evidence if note_scopes.get(e) == scope)
+    return frozenset(carried)

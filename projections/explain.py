@@ -249,7 +249,9 @@ def explain_item(app: MnemologApp, reads: ViewReads, item_id: UUID, matcher: Tom
     changes, versions, words = _changes(own, matcher)
 
     evidence: list[UUID] = sorted({s for e in own for s in (getattr(e, "evidence", ()) or ())}, key=str)  # Added and Revised
-    described = [_session(s, found) for s in evidence if (found := events_of(app, s))]
+    evidence_events = {s: events_of(app, s) for s in evidence}
+    note_evidence = {s: found for s, found in evidence_events.items() if found and isinstance(found[0], Note.Recorded)}
+    described = [_session(s, found) for s, found in evidence_events.items() if found and s not in note_evidence]
     sessions = [s for s in described if readable_in(s.scope or "unknown", project)]
     runs = [_run(r, events_of(app, r)) for r in sorted({e.consolidation_id for e in own if getattr(e, "consolidation_id", None)}, key=str)]
     runs.sort(key=lambda r: r.started_at or "")
@@ -257,10 +259,9 @@ def explain_item(app: MnemologApp, reads: ViewReads, item_id: UUID, matcher: Tom
     tombstones = [_tombstone(t, events_of(app, t)) for t in retired_by]
     citing, cited = _citations(reads, item_id)
     notes = []
-    for note_id in sorted({n for r in runs for n in r.notes_applied}):
-        recorded = next((e for e in events_of(app, UUID(note_id)) if isinstance(e, Note.Recorded)), None)
-        if recorded is not None:
-            notes.append(StoryNote(note_id, _iso(recorded.timestamp), recorded.intent, scrub(recorded.text)))
+    for note_id, found in note_evidence.items():  # the notes it rests on (a note is evidence, never a session)
+        recorded = found[0]
+        notes.append(StoryNote(str(note_id), _iso(recorded.timestamp), recorded.intent, scrub(recorded.text)))
     notes.sort(key=lambda n: n.at or "")
 
     shown = {s.session: s for s in sessions}

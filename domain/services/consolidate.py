@@ -4,8 +4,9 @@ One run: record the notes files waiting in the memory folder (when given),
 select the extractions in the retention window, take the lease, hand the model
 the current items, the selected inputs and the pending notes, redact and check
 its plan edit by edit, apply the edits that pass, let code retire what lost its
-evidence or carries a forgotten value, mark the notes applied, and save all of
-it with the run's ``Completed`` and the lease release in one transaction.
+evidence or carries a forgotten value, mark applied the notes an item of
+their own scope now carries (the rest stay pending), and save all of it with
+the run's ``Completed`` and the lease release in one transaction.
 
 Imperfect plans: edits that cannot apply (unknown handles, sessions outside
 the selection, no evidence) are dropped with their reasons and the rest
@@ -43,7 +44,7 @@ from mnemolog.domain.holes import without_holes
 from mnemolog.domain.memory_item import EditedBy, ItemStatus, MemoryItem
 from mnemolog.domain.note import Note
 from mnemolog.domain.plan import ConsolidationPlan
-from mnemolog.domain.plan_checks import ScreenedPlan, code_retirements, screen_plan
+from mnemolog.domain.plan_checks import ScreenedPlan, carried_notes, code_retirements, screen_plan
 from mnemolog.domain.ports import (
     ConsolidationAnswer,
     ConsolidationRequest,
@@ -248,7 +249,12 @@ def consolidate(
             edits.counts["retired"] += 1
             edits.why_retired[override.item_id] = override.reason
 
-    applied_notes: list[Note] = [app.repository.get(n.note_id) for n in notes]
+    standing = [
+        *((i.scope, i.evidence) for i in items if i.item_id not in edits.changed),
+        *((it.scope, it.evidence) for it in (*edits.changed.values(), *edits.new) if it.is_active),
+    ]
+    carried = carried_notes(note_scopes, standing)
+    applied_notes: list[Note] = [app.repository.get(n.note_id) for n in notes if n.note_id in carried]
     facts.record(run)
     for note in applied_notes:
         note.mark_applied(run.id)

@@ -20,6 +20,7 @@ from mnemolog.domain.plan import GLOBAL_SCOPE
 from mnemolog.domain.ports import Redactor
 from mnemolog.domain.reads import MemoryReads
 from mnemolog.domain.services.unit_of_work import UnitOfWork
+from mnemolog.domain.user_wide import is_user_wide
 
 NOTE_INTENTS = ("remember", "correct")
 DEFAULT_WITHDRAW_REASON = "withdrawn by the user"
@@ -42,11 +43,24 @@ class NoteAdded:
         return {"note": str(self.note_id), "intent": self.intent, "scope": self.scope}
 
 
-def add_note(uow: UnitOfWork, text: str, intent: str, scope: str, redactor: Redactor, source: str = "cli") -> NoteAdded:
+def add_note(
+    uow: UnitOfWork,
+    text: str,
+    intent: str,
+    scope: str,
+    redactor: Redactor,
+    source: str = "cli",
+    *,
+    scope_chosen: bool = True,
+) -> NoteAdded:
     """Record a remember/correct note for the next consolidation.
 
-    Secrets are redacted and values forgotten in ``scope`` are cut out before
-    it is stored. Raises ValueError for an unknown intent or a note with no text.
+    ``scope`` is the note's project (or ``global``); when the user did not
+    choose it (``scope_chosen=False``) and the note says it holds for every
+    project ("for all my projects", "I always", ...: ``domain.user_wide``),
+    the note is the user's own and is recorded global, so its item is
+    user-wide. Secrets are redacted and forgotten values cut out before it is
+    stored. Raises ValueError for an unknown intent or a note with no text.
     """
     if intent not in NOTE_INTENTS:
         raise ValueError(f"unknown note intent {intent!r} (expected one of {', '.join(NOTE_INTENTS)})")
@@ -54,6 +68,8 @@ def add_note(uow: UnitOfWork, text: str, intent: str, scope: str, redactor: Reda
     clean = uow.matcher().scrub(clean, scope)[0].strip()
     if not clean:
         raise ValueError("a note needs some text")
+    if not scope_chosen and is_user_wide(clean):
+        scope = GLOBAL_SCOPE  # cut above as the project reads it: the project's forgotten values stay out too
     note = Note(text=clean, intent=intent, scope=scope, source=source, written_at=uow.clock())
     uow.app.save_all(note)
     return NoteAdded(note.id, intent, scope)

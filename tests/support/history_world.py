@@ -44,9 +44,9 @@ def story_world(store: Store, tmp_path: Path) -> tuple[Store, tuple[UUID, UUID],
         _edit("add", "Run make test before pushing."),
         _edit("add", "Deploy with blue-falcon-42 on staging.", evidence=(S2,), title="Deploy"),
     ))), all_sessions=True)
-    add_note(store, "Prefer make test-all.", "correct", API, SecretRedactor())
+    noted = add_note(store, "Prefer make test-all.", "correct", API, SecretRedactor()).note_id
     second = run_consolidation(store, ScriptedConsolidator(lambda req: ConsolidationPlan(edits=(
-        _edit("revise", "Run make test-all before pushing.", handle_for(req, lambda i: i.title == "Testing"), evidence=(S1, S2)),
+        _edit("revise", "Run make test-all before pushing.", handle_for(req, lambda i: i.title == "Testing"), evidence=(S1, S2, noted)),
     ))), all_sessions=True)
     assert first.status == second.status == "completed"
     testing = next(i.item_id for i in store.reads().active_items() if i.title == "Testing")

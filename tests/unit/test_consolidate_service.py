@@ -347,3 +347,70 @@ def test_a_clean_empty_plan_is_taken_as_is(memory_store) -> None:
     report = consolidate(memory_store, model, no_secrets, EVERY, fallback=HeuristicConsolidator())
 
     assert report.status == "completed" and report.added == 0 and report.fallback == "" and len(model.seen) == 1
+
+
+# ------------------------------------------------------------------ notes that mean what they say (issue 25, point 5)
+
+
+def test_a_note_no_item_of_its_scope_carries_stays_pending_whatever_the_model_planned(memory_store) -> None:
+    noted = note(memory_store, "Use pnpm.")
+
+    report = run(memory_store, ScriptedConsolidator(ConsolidationPlan(edits=())))
+
+    assert report.status == "completed" and report.notes_applied == []
+    assert [(n.note_id, n.state) for n in memory_store.reads().notes()] == [(noted, "pending")]
+    applied = run(memory_store)  # the next run still sees it, and applies it
+    assert applied.notes_applied == [noted] and [i.scope for i in memory_store.reads().active_items()] == [GLOBAL_SCOPE]
+
+
+def test_a_global_note_merged_into_a_project_item_refuses_the_plan_and_stays_pending(memory_store) -> None:
+    project_note = note(memory_store, "Prefer pnpm over npm", scope=API)
+    run(memory_store)
+    [item] = memory_store.reads().active_items()
+    global_note = note(memory_store, "Prefer pnpm over npm")
+    merged = ConsolidationPlan(
+        edits=(Edit(op="revise", target="I1", kind="preference", scope=API, text=item.text, evidence=(str(project_note), str(global_note)), reason="same"),)
+    )
+
+    report = run(memory_store, ScriptedConsolidator(merged))
+
+    assert report.status == "failed"
+    assert [o.reason for o in report.overrides] == [f"notes of another scope are no evidence for an item of scope {API}: {global_note}"]
+    assert {n.note_id: n.state for n in memory_store.reads().notes()} == {project_note: "applied", global_note: "pending"}
+
+
+def test_the_offline_plan_gives_a_global_note_its_own_user_wide_item(memory_store) -> None:
+    project_note = note(memory_store, "Prefer pnpm over npm", scope=API)
+    run(memory_store)
+    global_note = note(memory_store, "Prefer pnpm over npm")
+
+    report = run(memory_store)
+
+    assert report.notes_applied == [global_note]
+    by_scope = {i.scope: i.evidence for i in memory_store.reads().active_items()}
+    assert by_scope == {API: (project_note,), GLOBAL_SCOPE: (global_note,)}
+
+
+def test_a_second_note_asking_the_same_is_evidence_too_so_the_item_outlives_either(memory_store) -> None:
+    first = note(memory_store, "Prefer pnpm over npm", scope=API)
+    run(memory_store)
+    second = note(memory_store, "prefer pnpm over npm.", scope=API)
+
+    report = run(memory_store)
+
+    assert report.notes_applied == [second] and report.added == 0 and report.revised == 1
+    [item] = memory_store.reads().active_items()
+    assert set(item.evidence) == {first, second}
+    assert withdraw_note(memory_store, str(first)).items_leaving == ()
+    assert run(memory_store).retired == 0 and [i.item_id for i in memory_store.reads().active_items()] == [item.item_id]
+
+
+def test_a_note_saying_it_holds_for_all_my_projects_is_recorded_user_wide_unless_a_scope_was_chosen(memory_store) -> None:
+    text = "For all my projects: write commit messages in the imperative mood."
+
+    wide = add_note(memory_store, text, "remember", API, no_secrets, scope_chosen=False)
+    chosen = add_note(memory_store, text, "remember", API, no_secrets, scope_chosen=True)
+    plain = add_note(memory_store, "Write commit messages in the imperative mood.", "remember", API, no_secrets, scope_chosen=False)
+
+    assert (wide.scope, chosen.scope, plain.scope) == (GLOBAL_SCOPE, API, API)
+    assert {n.note_id: n.scope for n in memory_store.reads().notes()} == {wide.note_id: GLOBAL_SCOPE, chosen.note_id: API, plain.note_id: API}
