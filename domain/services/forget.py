@@ -23,7 +23,15 @@ from mnemolog.domain.application import MnemologApp
 from mnemolog.domain.evidence import sole_evidence_items
 from mnemolog.domain.memory_item import EditedBy, MemoryItem
 from mnemolog.domain.note import Note
-from mnemolog.domain.services.plans import CARRIES, NAMED, QUOTES, SOLE_EVIDENCE, Retirement, ids
+from mnemolog.domain.services.plans import (
+    CARRIES,
+    NAMED,
+    QUOTES,
+    SOLE_EVIDENCE,
+    Retirement,
+    dry_run_dict,
+    ids,
+)
 from mnemolog.domain.services.unit_of_work import UnitOfWork
 from mnemolog.domain.session import Session
 from mnemolog.domain.tombstone import Tombstone, tombstone_id_for
@@ -161,23 +169,11 @@ class ForgetPlan:
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form: ids, kinds and scopes, not item texts (they may carry the value)."""
-        return {
-            "dry_run": True,
-            "action": self.action,
-            "scope": self.scope,
-            "tombstone": str(self.tombstone_id),
-            "already": self.already,
-            "tombstone_action": self.tombstone,
-            "item": str(self.item_id) if self.item_id else None,
-            "retired": ids([r.item_id for r in self.retired]),
-            "retired_items": [r.as_dict() for r in self.retired],
-            "scrubbed_sessions": ids(self.sessions),
-            "scrubbed_notes": len(self.notes),
-            "scrubbed_note_ids": ids(self.notes),
-            "scrubbed_profiles": ids(self.profiles),
-            "pruned": [],
-            "deleted_session": None,
-        }
+        shown = dry_run_dict(
+            self.action, self.retired, scope=self.scope, tombstone=self.tombstone_id, already=self.already,
+            sessions=self.sessions, notes=self.notes, profiles=self.profiles,
+        )
+        return {**shown, "tombstone_action": self.tombstone, "item": str(self.item_id) if self.item_id else None}
 
     def apply(self, uow: UnitOfWork) -> ForgetReport:
         """Place (or re-arm) the tombstone, retire the planned items still active, scrub the planned texts.
@@ -249,21 +245,7 @@ class SessionPlan:
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
-        return {
-            "dry_run": True,
-            "action": self.action,
-            "scope": None,
-            "tombstone": None,
-            "already": self.deleted_already,
-            "retired": ids([r.item_id for r in self.retired]),
-            "retired_items": [r.as_dict() for r in self.retired],
-            "scrubbed_sessions": [],
-            "scrubbed_notes": 0,
-            "scrubbed_note_ids": [],
-            "scrubbed_profiles": [],
-            "pruned": [],
-            "deleted_session": str(self.session_id),
-        }
+        return dry_run_dict(self.action, self.retired, already=self.deleted_already, deleted_session=self.session_id)
 
     def apply(self, uow: UnitOfWork) -> SessionForgetReport:
         """Delete the session and retire the planned items still active. Raises ``NotFound`` when the session is gone."""

@@ -48,3 +48,34 @@ class Retirement:
 def ids(values: tuple[UUID, ...] | list[UUID]) -> list[str]:
     """Ids as JSON strings."""
     return [str(v) for v in values]
+
+
+def dry_run_dict(
+    action: str,
+    retired: tuple[Retirement, ...],
+    *,
+    scope: str | None = None,
+    tombstone: UUID | None = None,
+    already: bool = False,
+    sessions: tuple[UUID, ...] = (),
+    notes: tuple[UUID, ...] = (),
+    profiles: tuple[UUID, ...] = (),
+    pruned: tuple[UUID, ...] = (),
+    deleted_session: UUID | None = None,
+) -> dict[str, Any]:
+    """The one JSON shape of a forget's or a prune's dry run: ids, kinds and scopes, never a text."""
+    return {
+        "dry_run": True,
+        "action": action,
+        "scope": scope,
+        "tombstone": str(tombstone) if tombstone else None,
+        "already": already,
+        "retired": ids([r.item_id for r in retired]),
+        "retired_items": [r.as_dict() for r in retired],
+        "scrubbed_sessions": ids(sessions),
+        "scrubbed_notes": len(notes),
+        "scrubbed_note_ids": ids(notes),
+        "scrubbed_profiles": ids(profiles),
+        "pruned": ids(pruned),
+        "deleted_session": str(deleted_session) if deleted_session else None,
+    }

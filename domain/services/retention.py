@@ -14,7 +14,7 @@ from uuid import UUID
 from mnemolog.domain.evidence import sole_evidence_items
 from mnemolog.domain.memory_item import EditedBy, MemoryItem
 from mnemolog.domain.retention import prune_plan
-from mnemolog.domain.services.plans import EVERYTHING, SOLE_EVIDENCE, Retirement, ids
+from mnemolog.domain.services.plans import EVERYTHING, SOLE_EVIDENCE, Retirement, dry_run_dict, ids
 from mnemolog.domain.services.unit_of_work import UnitOfWork
 from mnemolog.domain.session import Session
 
@@ -49,21 +49,7 @@ class WithdrawPlan:
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form (the keys of a forget's dry run, so both read alike)."""
-        return {
-            "dry_run": True,
-            "action": self.action,
-            "scope": None,
-            "tombstone": None,
-            "already": False,
-            "retired": ids([r.item_id for r in self.retired]),
-            "retired_items": [r.as_dict() for r in self.retired],
-            "scrubbed_sessions": [],
-            "scrubbed_notes": 0,
-            "scrubbed_note_ids": [],
-            "scrubbed_profiles": [],
-            "pruned": ids(self.sessions),
-            "deleted_session": None,
-        }
+        return dry_run_dict(self.action, self.retired, pruned=self.sessions)
 
     def apply(self, uow: UnitOfWork) -> WithdrawReport:
         """Withdraw the planned extractions and retire the planned items, those not already gone."""
