@@ -107,13 +107,7 @@ def probe(phase: str, model: str, base_url: str | None, api_key: str | None, tim
         report.tokens_per_second = float(rate)
     elif report.output_tokens and report.seconds > 0:
         report.tokens_per_second = report.output_tokens / report.seconds
-    try:
-        ProbeAnswer.model_validate_json(content)
-        report.schema_honoured = True
-    except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(p) for p in first.get("loc", ())) or "answer"
-        report.error = f"the answer does not follow the JSON schema ({where}: {first.get('msg', '')})"
+    _check_schema(report, content)
     return report
 
 
@@ -158,13 +152,7 @@ def probe_backend(phase: str, name: str, settings: Any) -> ProbeReport:
     if reply.refusal:
         report.error = f"the model refused: {reply.refusal}"
         return report
-    try:
-        ProbeAnswer.model_validate_json(reply.content)
-        report.schema_honoured = True
-    except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(p) for p in first.get("loc", ())) or "answer"
-        report.error = f"the answer does not follow the JSON schema ({where}: {first.get('msg', '')})"
+    _check_schema(report, reply.content)
     return report
 
 
@@ -221,3 +209,14 @@ def _codex_keyed() -> bool:
     provider = (config.get("model_providers") or {}).get(config.get("model_provider") or "", {})
     key = provider.get("env_key") if isinstance(provider, dict) else None
     return bool(key and os.environ.get(str(key)))
+
+
+def _check_schema(report: ProbeReport, content: str) -> None:
+    """Whether the probe's answer follows its JSON schema; the first broken field, if not."""
+    try:
+        ProbeAnswer.model_validate_json(content)
+        report.schema_honoured = True
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ())) or "answer"
+        report.error = f"the answer does not follow the JSON schema ({where}: {first.get('msg', '')})"

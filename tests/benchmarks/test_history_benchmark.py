@@ -10,9 +10,8 @@ as ``mnemolog explain`` does (a long-lived store's key cache would hide reads). 
 
 from __future__ import annotations
 
-import contextlib
 import statistics
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from uuid import UUID
 
@@ -20,7 +19,7 @@ import pytest
 from mnemolog.adapters.settings import Settings
 from mnemolog.adapters.store import Store, open_store
 from mnemolog.projections.log_reader import log_events
-from support.bench import SCALES, fresh_database, ms, report, timed
+from support.bench import SCALES, fresh_database, keys_in_one_commit, ms, report, timed
 from support.bench_items import item_texts
 from support.history_world import story_world
 from support.memory import item
@@ -33,23 +32,6 @@ ROUNDS = {"ci": 3, "full": 15}
 @pytest.fixture(params=SCALES)
 def scale(request: pytest.FixtureRequest) -> str:
     return str(request.param)
-
-
-@contextlib.contextmanager
-def _keys_in_one_commit(store: Store) -> Iterator[None]:
-    """The data keys a batch of new aggregates makes, committed once (the fill is set-up, not measured)."""
-    db = store.keys._db()  # type: ignore[attr-defined]
-    if store.backend == "postgres":
-        with db.transaction():
-            yield
-        return
-    db.execute("BEGIN")
-    try:
-        yield
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-    db.execute("COMMIT")
 
 
 def _grow_log(store: Store, events: int, seed: int) -> None:
@@ -65,7 +47,7 @@ def _grow_log(store: Store, events: int, seed: int) -> None:
             if n % 6 == 0:
                 it.retire("bench")
         pending = [e for it in items for e in it.collect_events()]
-        with _keys_in_one_commit(store):
+        with keys_in_one_commit(store):
             stored = [store.app.mapper.to_stored_event(e) for e in pending]
         store.app.recorder.insert_events(stored)
         made += len(pending)

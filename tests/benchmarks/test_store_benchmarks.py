@@ -9,11 +9,10 @@ command ≥ 0.8× a one-row commit; rebuild on PostgreSQL ≤ 3× ``COPY`` out +
 
 from __future__ import annotations
 
-import contextlib
 import io
 import sqlite3
 import statistics
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,16 @@ import pytest
 from mnemolog.adapters.settings import Settings
 from mnemolog.adapters.store import Store, open_store
 from mnemolog.domain.memory_item import MemoryItem
-from support.bench import SCALES, fresh_database, interleaved, ratios, report, spread, timed
+from support.bench import (
+    SCALES,
+    fresh_database,
+    interleaved,
+    keys_in_one_commit,
+    ratios,
+    report,
+    spread,
+    timed,
+)
 from support.bench_items import item_texts
 from support.memory import item
 
@@ -133,28 +141,10 @@ def _fill_log(store: Store, events: int) -> None:
             if n % 6 == 0:
                 it.retire("bench")
         pending = [e for it in items for e in it.collect_events()]
-        with _keys_in_one_commit(store):
+        with keys_in_one_commit(store):
             stored = [store.app.mapper.to_stored_event(e) for e in pending]
         store.app.recorder.insert_events(stored)
         made += len(pending)
-
-
-@contextlib.contextmanager
-def _keys_in_one_commit(store: Store) -> Iterator[None]:
-    """The data keys a batch of new aggregates makes, committed once (the fill is set-up, not measured:
-    a commit of the key file per aggregate made the 300k log take most of the benchmark's time)."""
-    db = store.keys._db()  # type: ignore[attr-defined]
-    if store.backend == "postgres":
-        with db.transaction():
-            yield
-        return
-    db.execute("BEGIN")
-    try:
-        yield
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-    db.execute("COMMIT")
 
 
 def _raw_copy(store: Store) -> Callable[[], None]:
