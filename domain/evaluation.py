@@ -73,6 +73,32 @@ class Question(_Strict):
     fact: str
 
 
+class Decision(_Strict):
+    """A decision made in conversation, and what a later session asks when it needs it.
+
+    A search hit states the decision when its text holds every term (any
+    case). ``said`` is the user's words that make it, as they are in the
+    session file; ``question`` is what a later session starts from (a bug
+    report or a task that does not name the decision); ``paraphrase`` asks for
+    it sharing no content word with ``said``. A decision that ``replaces``
+    another amends it: the old one is stale from then on.
+    """
+
+    id: str
+    terms: tuple[str, ...] = Field(min_length=1)
+    said: str
+    question: str
+    paraphrase: str = ""
+    replaces: str | None = None  # the id of the decision this one amends
+    source: str = Field(default="", alias="from")  # the session file it is made in
+    note: str = ""
+
+    def stated_by(self, text: str) -> bool:
+        """Whether a hit's ``text`` states this decision (every term, case-insensitive)."""
+        folded = text.casefold()
+        return all(term.casefold() in folded for term in self.terms)
+
+
 class ProjectExpectations(_Strict):
     """One project of the corpus: the folder its sessions ran in, its remote, what it must and must not get."""
 
@@ -82,6 +108,7 @@ class ProjectExpectations(_Strict):
     must: tuple[Fact, ...] = ()
     must_not: tuple[Unwanted, ...] = ()
     questions: tuple[Question, ...] = ()
+    decisions: tuple[Decision, ...] = ()
 
 
 class Forget(_Strict):
@@ -99,6 +126,9 @@ class Thresholds(_Strict):
     max_distractors: int = 0
     max_stale: int = 0
     max_leaks: int = 0
+    decision_recall_at_5: float = 0.9  # current decisions whose hit is in the top five for their question
+    paraphrase_recall_at_5: float = 0.0  # the same for the paraphrases (checked only when a corpus sets it)
+    max_stale_above_current: int = 0  # amended decisions whose old hit ranks above the current one
 
 
 class Expectations(_Strict):
@@ -114,7 +144,8 @@ class Expectations(_Strict):
         facts: list[Fact | Unwanted] = list(self.user_wide)
         for project in self.projects:
             facts += [*project.must, *project.must_not]
-        return sorted({f.source for f in facts if f.source})
+        decided = [d.source for p in self.projects for d in p.decisions]
+        return sorted({f.source for f in facts if f.source} | {s for s in decided if s})
 
     def project(self, name: str) -> ProjectExpectations:
         """The project called ``name``; KeyError when the corpus has none."""
