@@ -22,7 +22,7 @@ import json
 import shutil
 import sys
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -922,13 +922,60 @@ DECOYS: tuple[tuple[tuple[str, str, str], tuple[Turn, ...]], ...] = (
 )
 
 
+# decoys that talk about what a decision chat built are dated after it (by the start of their first turn)
+AFTER: dict[str, str] = {
+    "the webhook payload": "webhook-attempts",
+    "the retry queue dashboard": "webhook-attempts",
+    "how does the export decide": "export-rows",
+    "the export zip for one customer": "export-rows",
+    "rename DunningStep.offset": "dunning-steps",
+    "where do we send the final notice": "dunning-steps",
+    "the nightly purge of idempotency": "idempotency-ttl",
+    "do we store the response body": "idempotency-ttl",
+    "what's the max invoice number": "invoice-numbers",
+    "numbering.py test is flaky": "invoice-numbers",
+    "migration 0042": "invoice-numbers",
+    "credit note pdf says": "pdf-font",
+    "KRW invoices have": "zero-decimal-rounding",
+    "what uses SUPPORTED_CURRENCIES": "currencies",
+    "write tests for api/pagination.py": "page-size",
+    "credits/apply.py KeyError": "credit-order",
+    "the reverse charge note": "reverse-charge",
+    "datev export: the tax column": "tax-precision",
+    "the send queue shows": "reminder-hours",
+    "ratelimit.py uses an in-memory": "rate-limit",
+    "429 responses don't": "rate-limit",
+    "sentry: amount_too_small": "minimum-charge",
+    "how many partner coupons": "partner-coupon",
+    "how long did the nightly run": "nightly-batch",
+    "add a --dry-run flag to the nightly": "nightly-batch",
+    "late_fee.py test fails": "late-fee",
+    "do late fees show": "late-fee",
+    "chrony isn't running": "signature-tolerance",
+    "trial emails say": "trial-pause",
+    "per-seat invoice shows": "peak-seats",
+    "cron mail says": "exit-codes",
+    "config.toml with the key": "config-precedence",
+    "restore of an old snapshot": "zstd-level",
+    "prune deleted the wrong": "prune-retention",
+    "add --dry-run to prune": "prune-retention",
+    "panic in snapctl prune": "prune-retention",
+    "customer in NZ asks": "prune-retention",
+}
+
+
 def _dates() -> list[datetime]:
-    """A spread of moments from Sep 1 to Nov 30 for the decoys (deterministic)."""
+    """A spread of moments from Sep 1 to Nov 30 for the decoys (deterministic), each after the decision it talks about."""
+    when = {d.id: d.when for d in DECISIONS}
     moments = []
-    for i in range(len(DECOYS)):
+    for i, (_, turns) in enumerate(DECOYS):
         day = (i * 37) % 91
         month, offset = (9, day) if day < 30 else ((10, day - 30) if day < 61 else (11, day - 61))
-        moments.append(at(month, offset + 1, 8 + (i * 5) % 10, (i * 13) % 60))
+        moment = at(month, offset + 1, 8 + (i * 5) % 10, (i * 13) % 60)
+        built = next((when[d] for prefix, d in AFTER.items() if turns[0][1].startswith(prefix)), None)
+        if built is not None and moment <= built:
+            moment = min(built + timedelta(days=1 + i % 20), at(11, 30, moment.hour, moment.minute))
+        moments.append(moment)
     return moments
 
 
@@ -940,6 +987,8 @@ def write_sessions() -> dict[str, str]:
     for n, decision in enumerate(DECISIONS, start=1):
         path = chat(n, decision.agent, decision.when, decision.project, decision.turns).write(OUT)
         sources[decision.id] = path.relative_to(CORPUS).as_posix()
+    unmatched = [prefix for prefix in AFTER if not any(turns[0][1].startswith(prefix) for _, turns in DECOYS)]
+    assert not unmatched, f"AFTER names no decoy: {unmatched}"
     for i, ((project, turns), when) in enumerate(zip(DECOYS, _dates(), strict=True)):
         chat(101 + i, "codex" if i % 2 == 0 else "claude", when, project, turns).write(OUT)
     return sources
