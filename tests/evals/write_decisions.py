@@ -984,13 +984,13 @@ def write_sessions() -> dict[str, str]:
     if OUT.exists():
         shutil.rmtree(OUT)
     sources: dict[str, str] = {}
-    for n, decision in enumerate(DECISIONS, start=1):
+    for n, decision in enumerate(DECISIONS, start=2001):  # ids apart from tests/evals/corpus's
         path = chat(n, decision.agent, decision.when, decision.project, decision.turns).write(OUT)
         sources[decision.id] = path.relative_to(CORPUS).as_posix()
     unmatched = [prefix for prefix in AFTER if not any(turns[0][1].startswith(prefix) for _, turns in DECOYS)]
     assert not unmatched, f"AFTER names no decoy: {unmatched}"
     for i, ((project, turns), when) in enumerate(zip(DECOYS, _dates(), strict=True)):
-        chat(101 + i, "codex" if i % 2 == 0 else "claude", when, project, turns).write(OUT)
+        chat(2101 + i, "codex" if i % 2 == 0 else "claude", when, project, turns).write(OUT)
     return sources
 
 
