@@ -76,6 +76,7 @@ class Settings(BaseModel):
     max_attempts: int = 3
     claim_lease_seconds: float = 900.0
     context_tokens: int = 3_000
+    embedding_model: str = Field(default="default", description="The embedding model search ranks by meaning with ('default': the packaged one; 'none': words only).")
     disable_on_external_context: bool = Field(default=False, description="Mark sessions that used web search or MCP tools as polluted.")
     tombstone_key: SecretStr | None = Field(default=None, description="Key for tombstone hashes; generated into home on first use.")
     max_line_bytes: int = Field(default=8 * 1024 * 1024, gt=0, description="Session lines longer than this are skipped.")

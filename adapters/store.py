@@ -54,7 +54,9 @@ from mnemolog.projections.view_store import (
 
 if TYPE_CHECKING:  # annotations only (the history port's result classes load with the history commands)
     from mnemolog.adapters.composition import Ports
+    from mnemolog.adapters.text_embedding import TextEmbedding
     from mnemolog.domain.history import HistoryReads
+    from mnemolog.projections.recall_reads import ViewRecall
 
 Clock = Callable[[], datetime]
 
@@ -129,6 +131,15 @@ class Store:
 
         return LogHistory(self.app, self.reads())
 
+    def recall(self) -> ViewRecall:
+        """The recall reads (history excerpts, nearest texts by meaning), caught up like ``reads``."""
+        from mnemolog.projections.recall_reads import ViewRecall
+
+        self.reads()
+        embedding = _embedding(self.settings)
+        embed_query = embedding.embed_query if embedding.model() is not None else None
+        return ViewRecall(self.view, embed_query, embedding.reason, lambda: self.view.position(self.app.name), _vector_index())
+
     def log_position(self) -> int:
         """The notification id of the log's last event (0: empty)."""
         return self.app.max_notification_id()
@@ -161,7 +172,7 @@ class Store:
             with ProjectionRunner(
                 application_class=keyed_app_class(self.keys),  # the runner builds its own app: it must open sealed text
                 projection_class=MemoryProjection,
-                view_class=counting_view_class(count_tokens),
+                view_class=counting_view_class(count_tokens, _embedding(self.settings).embed_texts),
                 env=self.env,
             ) as runner:
                 while not stop.is_set() and (deadline is None or time.monotonic() < deadline):
@@ -262,6 +273,19 @@ def _redacted_url(url: str) -> str:
     return f"postgresql://{p['user']}@{p['host']}:{p['port']}/{p['dbname']}"
 
 
+# The stored vectors of each reader's scope, held while the views stand still (the MCP server keeps them warm).
+_VECTORS: Any = None
+
+
+def _vector_index() -> Any:
+    global _VECTORS
+    if _VECTORS is None:
+        from mnemolog.projections.vectors import VectorIndex
+
+        _VECTORS = VectorIndex()
+    return _VECTORS
+
+
 def open_store(settings: Settings | None = None, clock: Clock = utc_now) -> Store:
     """Open the configured store, creating its schema on first use."""
     settings = settings or load_settings()
@@ -291,7 +315,7 @@ def open_store(settings: Settings | None = None, clock: Clock = utc_now) -> Stor
                 conn.execute("SELECT pg_advisory_lock(%s)", (SCHEMA_LOCK,))
                 try:
                     app = MnemologApp(env=env, keys=pg_keys)
-                    view: MemoryView = open_views(app, open_postgres_view(params, count_tokens))
+                    view: MemoryView = open_views(app, open_postgres_view(params, count_tokens, _embedding(settings).embed_texts))
                 finally:
                     conn.execute("SELECT pg_advisory_unlock(%s)", (SCHEMA_LOCK,))
             return Store(app, view, settings, "postgres", _redacted_url(url), clock, env, pg_keys)
@@ -317,7 +341,7 @@ def open_store(settings: Settings | None = None, clock: Clock = utc_now) -> Stor
             file_keys.ensure_table()
             file_keys.adopt(home / KEY_FILE)
             app = MnemologApp(env=env, keys=file_keys)
-            view = open_sqlite_views(app, home / VIEWS_FILE)
+            view = open_sqlite_views(app, home / VIEWS_FILE, _embedding(settings).embed_texts)
         return Store(app, view, settings, "sqlite", str(home), clock, env, file_keys)
     except Exception as error:  # any driver error opening the store is one user-facing message
         if isinstance(error, StoreError):
@@ -333,4 +357,12 @@ def open_memory_store(settings: Settings, clock: Clock = utc_now) -> Store:
     """
     env = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
     keys = MemoryKeys()
-    return Store(MnemologApp(env=env, keys=keys), open_sqlite_view(":memory:", count_tokens), settings, "memory", "memory", clock, env, keys)
+    view = open_sqlite_view(":memory:", count_tokens, _embedding(settings).embed_texts)
+    return Store(MnemologApp(env=env, keys=keys), view, settings, "memory", "memory", clock, env, keys)
+
+
+def _embedding(settings: Settings) -> TextEmbedding:
+    """The settings' embedding model (loaded when first asked to embed)."""
+    from mnemolog.adapters.text_embedding import text_embedding
+
+    return text_embedding(settings.embedding_model)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -37,7 +37,7 @@ def file_lock(path: Path) -> Iterator[None]:
         os.close(fd)
 
 
-def open_sqlite_views(app: MnemologApp, path: Path) -> MemoryView:
+def open_sqlite_views(app: MnemologApp, path: Path, embed_texts: Callable[[list[str]], list[str | None]] | None = None) -> MemoryView:
     """The SQLite views; a views file that cannot be opened (corrupt, not a database) is set aside and rebuilt from the log.
 
     The views are projections: the log alone is the record, so nothing is lost. They hold the
@@ -45,7 +45,7 @@ def open_sqlite_views(app: MnemologApp, path: Path) -> MemoryView:
     """
     owner_only(path)
     try:
-        return open_views(app, open_sqlite_view(str(path), count_tokens))
+        return open_views(app, open_sqlite_view(str(path), count_tokens, embed_texts))
     except Exception as error:
         if not is_corrupt(path):
             raise
@@ -55,7 +55,7 @@ def open_sqlite_views(app: MnemologApp, path: Path) -> MemoryView:
                 os.replace(f"{path}{suffix}", f"{aside}{suffix}")
         NOTICES.append(f"the views in {path} could not be opened ({error}); set aside as {aside.name} and rebuilt from the log")
         owner_only(path)
-        view = open_sqlite_view(str(path), count_tokens)
+        view = open_sqlite_view(str(path), count_tokens, embed_texts)
         rebuild(app, view)
         return view
 

@@ -48,7 +48,7 @@ COMMANDS: dict[str, Entry] = {
     "audit": Entry("history_commands", "What one consolidation changed, edit by edit, and what code overrode or rejected."),
     "history": Entry("history_commands", "Memory at a past moment, rebuilt from the log; or what one session was served (--session)."),
     "context": Entry("memory_commands", "What an agent receives when a session starts: how to use memory, and the memory of this project and the user."),
-    "search": Entry("memory_commands", "Full-text search over current memory of this project and the user, best first."),
+    "search": Entry("memory_commands", "Search memory and the history behind it (this project's past sessions), by words and by meaning, best first."),
     "show": Entry("memory_commands", "One memory item with its status, trust, validity, usage and evidence."),
     "cite": Entry("memory_commands", "Record that an agent used memory: Codex citation blocks and [item:<id>] markers in its output."),
     "note": Entry("memory_commands", "Leave a note the next consolidation applies (append-only); --forget places a tombstone now; --withdraw takes a note back."),

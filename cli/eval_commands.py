@@ -50,6 +50,7 @@ def evaluate(
                     tokenizer=ports.tokenizer,
                     instructions=ports.instructions,
                     set_clock=clock.set,
+                    history=store.recall,
                     progress=bar,
                 )
         finally:
@@ -81,6 +82,17 @@ def _print(data: dict[str, Any]) -> None:
         f"stale served {metrics['stale_served']} (at most {limits['max_stale']}), leaks {metrics['leaks']} (at most {limits['max_leaks']})",
         highlight=False,
     )
+    if metrics["decisions"]:
+        paraphrased = (
+            f", paraphrased {metrics['paraphrase_recall_at_5']:.2f} over {metrics['paraphrases']} (at least {limits['paraphrase_recall_at_5']:.2f})"
+            if metrics["paraphrases"] else ""
+        )
+        console.print(
+            f"  decision recall@5 {metrics['decision_recall_at_5']:.2f} over {metrics['decisions']} decisions "
+            f"(at least {limits['decision_recall_at_5']:.2f}; BM25 over the raw chats {metrics['bm25_decision_recall_at_5']:.2f}){paraphrased}\n"
+            f"  stale above current {metrics['stale_above_current']} (at most {limits['max_stale_above_current']})",
+            highlight=False, markup=False,
+        )
     for miss in data["misses"]:
         where = f" from {miss['from']}" if miss["from"] else ""
         served = f" served as item {miss['item']} (sessions {', '.join(miss['sessions']) or 'none'})" if miss["item"] else ""

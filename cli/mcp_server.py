@@ -148,39 +148,49 @@ def build_server(open_store: Callable[[], Store], default_cwd: str) -> tuple[MCP
         query: Annotated[str, Field(max_length=QUERY_MAX)],
         ctx: Context[Any, Any],
         kind: Kind | None = None,
+        only: Literal["items", "history"] | None = None,
         limit: Annotated[int, Field(ge=1, le=SEARCH_MAX)] = 10,
         session_id: SessionId = None,
     ) -> dict[str, Any]:
-        """Full-text search over current memory items of this project and the user's global ones.
+        """Search this project's memory and its past sessions, by words and by meaning: ask as you would ask a colleague.
 
-        kind narrows to one of: preference, knowledge, failure, task, skill. Each hit has its id,
-        kind, trust (accepted, proposed, doubted) and validity. session_id: your session's id, if
-        you know it (recorded with what was served).
+        Each hit is an item (type "item": id, kind, trust, validity) or an excerpt of a past session
+        (type "excerpt": ref, agent, session, date, path, lines, text). only: "items" or "history".
+        kind narrows to items of one kind: preference, knowledge, failure, task, skill. Pass a hit's
+        id or ref to read_memory_item. session_id: your session's id, if you know it (recorded with
+        what was served).
         """
-        from mnemolog.domain.services.injections import served_search
-        from mnemolog.domain.services.read import hit_dict
+        from mnemolog.domain.services.injections import served_recall
+        from mnemolog.domain.services.recall import recall_hit_dict
 
         project = await resolver.project(ctx)
         s = store()
         try:
-            hits = served_search(
-                s, s.ports.tokenizer, query, project, kind, max(1, min(limit, SEARCH_MAX)), session=session_id, surface="mcp:search_memory"
+            found = served_recall(
+                s, s.recall(), s.ports.tokenizer, query, project, only=only, kind=kind,
+                limit=max(1, min(limit, SEARCH_MAX)), session=session_id, surface="mcp:search_memory",
             )
         except ValueError as error:  # an unknown kind
             raise ToolError(str(error)) from error
-        return {"project": project, "hits": [hit_dict(h) for h in hits]}
+        return {"project": project, "hits": [recall_hit_dict(h) for h in found.hits]}
 
     @server.tool(annotations=READ_ONLY)
     async def read_memory_item(
         item_id: Annotated[str, Field(max_length=ITEM_ID_MAX)], ctx: Context[Any, Any], session_id: SessionId = None
     ) -> dict[str, Any]:
-        """One memory item with its status, trust, validity, usage and evidence sessions.
+        """One memory item with its status, trust, validity, usage and evidence sessions; or, for a
+        search hit's history:<session>:<n> ref, that excerpt of a past session with the turns around it.
 
         session_id: your session's id, if you know it (recorded with what was served)."""
-        from mnemolog.domain.services.injections import served_item
+        from mnemolog.domain.services.injections import served_excerpt, served_item
 
         project = await resolver.project(ctx)
         s = store()
+        if item_id.strip().strip("[]").startswith("history:"):
+            excerpt = served_excerpt(s, s.recall(), s.ports.tokenizer, item_id, project, session=session_id, surface="mcp:read_memory_item")
+            if excerpt is None:
+                raise ToolError(f"no history excerpt {item_id} in this project")
+            return excerpt
         item = served_item(s, s.ports.tokenizer, item_id, project, session=session_id, surface="mcp:read_memory_item")
         if item is None:
             raise ToolError(f"no memory item {item_id} in this project")

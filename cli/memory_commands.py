@@ -63,32 +63,46 @@ def _title(data: dict[str, Any]) -> str:
 
 
 def search(
-    query: str = typer.Argument(..., help="Words to look for."),
+    query: str = typer.Argument(..., help="Words to look for, or a question."),
     cwd: Path | None = CWD,
     project_key: str | None = PROJECT,
-    kind: str | None = typer.Option(None, "--kind", help="Only this kind: preference, knowledge, failure, task, skill."),
-    limit: int = typer.Option(20, "--limit", min=1, max=200, help="At most N hits."),
+    kind: str | None = typer.Option(None, "--kind", help="Only items of this kind: preference, knowledge, failure, task, skill."),
+    only: str | None = typer.Option(None, "--only", help="Only 'items' (memory) or 'history' (excerpts of past sessions)."),
+    limit: int = typer.Option(10, "--limit", min=1, max=200, help="At most N hits."),
     json_out: bool = JSON,
 ) -> None:
-    """Full-text search over current memory of this project and the user, best first."""
+    """Search memory and the history behind it (this project's past sessions), by words and by meaning, best first."""
     from mnemolog.domain.context_lines import one_line
     from mnemolog.domain.services import read
+    from mnemolog.domain.services.recall import recall, recall_hit_dict
 
     if kind is not None and kind not in read.KINDS:
         raise UserError(f"unknown kind {kind!r} (expected one of {', '.join(read.KINDS)})", Exit.USAGE)
+    if only is not None and only not in ("items", "history"):
+        raise UserError(f"unknown --only {only!r} (expected items or history)", Exit.USAGE)
     project = _scope(cwd, project_key)
     with store() as s:
-        hits = [read.hit_dict(h) for h in read.search(s.reads(), s.matcher(), query, project, kind, limit)]
+        found = recall(s.reads(), s.recall(), s.matcher(), query, project, only=only, kind=kind, limit=limit)  # type: ignore[arg-type]
+    hits = [recall_hit_dict(h) for h in found.hits]
     if json_out:
-        emit_json({"project": project, "query": query, "hits": hits})
+        emit_json({"project": project, "query": query, "lexical_only": found.lexical_only or None, "hits": hits})
         return
+    if found.lexical_only:
+        errors.print(found.lexical_only, highlight=False, markup=False)
     if not hits:
-        console.print(f"no memory matches {query!r} in {project} (or global)", highlight=False, markup=False)
+        console.print(f"no memory or history matches {query!r} in {project} (or global)", highlight=False, markup=False)
         return
     for hit in hits:
+        if hit["type"] == "excerpt":
+            first, last = hit["lines"]
+            lines = f":{first}-{last}" if first is not None else ""
+            date = (hit["date"] or "")[:10]
+            console.print(f"{hit['ref']}  history  {hit['agent']}  {date}  {hit['path']}{lines}", highlight=False, markup=False)
+            console.print(f"    {one_line(hit['text'])[:300]}", highlight=False, markup=False, soft_wrap=True)
+            continue
         used = f", used {hit['use_count']}x" if hit["use_count"] else ""
         console.print(
-            f"{hit['id']}  {hit['kind']}  {hit['trust']}  {_validity(hit)}  {hit['scope']}{used}",
+            f"[item:{hit['id']}]  {hit['kind']}  {hit['trust']}  {_validity(hit)}  {hit['scope']}{used}",
             highlight=False, markup=False,
         )
         body = one_line(f"{hit['title']}: {hit['text']}" if hit["title"] else hit["text"])

@@ -167,11 +167,21 @@ class ServedItem:
 
 
 @dataclass(frozen=True)
+class DecisionSearches:
+    """For each decision (by id): the texts of the top hits for its question and its paraphrase, and BM25's over the raw chats."""
+
+    question: Mapping[str, tuple[str, ...]]
+    paraphrase: Mapping[str, tuple[str, ...]]
+    baseline: Mapping[str, tuple[str, ...]]
+
+
+@dataclass(frozen=True)
 class Served:
     """What one project's next session was given: its context, and the hits of each search."""
 
     context: tuple[ServedItem, ...]
     searches: Mapping[str, tuple[ServedItem, ...]]  # query -> hits, best first
+    decisions: DecisionSearches | None = None
 
 
 @dataclass
@@ -216,10 +226,22 @@ class ProjectScore:
     stale: int = 0
     leaks: int = 0
     served: int = 0
+    decisions_found: int = 0
+    decisions_total: int = 0
+    paraphrases_found: int = 0
+    paraphrases_total: int = 0
+    baseline_found: int = 0  # BM25 over the raw chats, the same questions
+    stale_above_current: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
         return {
+            "decision_recall_at_5": _ratio(self.decisions_found, self.decisions_total),
+            "decisions": self.decisions_total,
+            "paraphrase_recall_at_5": _ratio(self.paraphrases_found, self.paraphrases_total),
+            "paraphrases": self.paraphrases_total,
+            "bm25_decision_recall_at_5": _ratio(self.baseline_found, self.decisions_total),
+            "stale_above_current": self.stale_above_current,
             "must_recall": _ratio(self.must_found, self.must_total),
             "must_found": self.must_found,
             "must_total": self.must_total,
@@ -262,7 +284,16 @@ class Score:
             failed.append(
                 f"question recall@5 {total['question_recall_at_5']:.2f} is below {limits.question_recall_at_5:.2f}"
             )
+        if total["decisions"]:
+            recall, bm25 = total["decision_recall_at_5"], total["bm25_decision_recall_at_5"]
+            if recall < limits.decision_recall_at_5:
+                failed.append(f"decision recall@5 {recall:.2f} is below {limits.decision_recall_at_5:.2f}")
+            if recall < bm25:
+                failed.append(f"decision recall@5 {recall:.2f} is below BM25 over the raw chats ({bm25:.2f})")
+        if total["paraphrases"] and total["paraphrase_recall_at_5"] < limits.paraphrase_recall_at_5:
+            failed.append(f"paraphrase recall@5 {total['paraphrase_recall_at_5']:.2f} is below {limits.paraphrase_recall_at_5:.2f}")
         for key, limit, label in (
+            ("stale_above_current", limits.max_stale_above_current, "amended decisions ranked below the decision they replace"),
             ("distractors", limits.max_distractors, "distractors served"),
             ("stale_served", limits.max_stale, "stale facts served as current"),
             ("leaks", limits.max_leaks, "leaks across projects"),
@@ -343,6 +374,8 @@ def score(expectations: Expectations, served: Mapping[str, Served]) -> Score:
             result.misses.append(
                 Miss(project.name, unwanted.why, unwanted.id, unwanted.terms, unwanted.source, item.item_id, item.sessions)
             )
+        if got.decisions is not None:
+            _score_decisions(project, got.decisions, tally, result.misses)
         for other in expectations.projects:
             if other.name == project.name:
                 continue
@@ -357,3 +390,40 @@ def score(expectations: Expectations, served: Mapping[str, Served]) -> Score:
                         Miss(project.name, "leak", fact.id, fact.terms, fact.source, item.item_id, item.sessions)
                     )
     return result
+
+
+def _rank(decision: Decision, texts: Sequence[str], unless: Decision | None = None) -> int | None:
+    """The rank of the first text stating ``decision`` (and not ``unless``), in the top five."""
+    for rank, text in enumerate(texts[:TOP], start=1):
+        if decision.stated_by(text) and not (unless is not None and unless.stated_by(text)):
+            return rank
+    return None
+
+
+def _score_decisions(project: ProjectExpectations, searched: DecisionSearches, tally: ProjectScore, misses: list[Miss]) -> None:
+    """Decision recall@5 (question and paraphrase), BM25's on the same questions, and amended decisions ranked below the old one."""
+    by_id = {d.id: d for d in project.decisions}
+    replaced = {d.replaces for d in project.decisions if d.replaces}
+    for decision in project.decisions:
+        if decision.id not in replaced:
+            tally.decisions_total += 1
+            if _rank(decision, searched.question.get(decision.id, ())) is not None:
+                tally.decisions_found += 1
+            else:
+                misses.append(Miss(project.name, "decision", decision.id, decision.terms, decision.source, query=decision.question))
+            if _rank(decision, searched.baseline.get(decision.id, ())) is not None:
+                tally.baseline_found += 1
+            if decision.paraphrase:
+                tally.paraphrases_total += 1
+                if _rank(decision, searched.paraphrase.get(decision.id, ())) is not None:
+                    tally.paraphrases_found += 1
+                else:
+                    misses.append(Miss(project.name, "paraphrase", decision.id, decision.terms, decision.source, query=decision.paraphrase))
+        old = by_id.get(decision.replaces or "")
+        if old is None:
+            continue
+        hits = searched.question.get(decision.id, ())
+        current, stale = _rank(decision, hits), _rank(old, hits, unless=decision)
+        if stale is not None and (current is None or stale < current):
+            tally.stale_above_current += 1
+            misses.append(Miss(project.name, "stale_decision", old.id, old.terms, old.source, query=decision.question, rank=stale))

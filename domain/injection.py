@@ -43,6 +43,7 @@ class Injection(EventSourced):
         items: tuple[ServedItem, ...]
         tokens: int
         served_at: datetime
+        excerpts: tuple[str, ...] = ()  # history excerpts served, by reference (history:<session>:<n>), in order
 
     @event(Served)
     def __init__(
@@ -53,6 +54,7 @@ class Injection(EventSourced):
         items: tuple[ServedItem, ...],
         tokens: int,
         served_at: datetime,
+        excerpts: tuple[str, ...] = (),
     ) -> None:
         self.session = session
         self.project = project
@@ -60,6 +62,7 @@ class Injection(EventSourced):
         self.items = items
         self.tokens = tokens
         self.served_at = served_at
+        self.excerpts = excerpts
 
     def as_record(self) -> dict[str, Any]:
         """This serving as plain JSON values (``recreate`` makes it again, under the same id)."""
@@ -71,6 +74,7 @@ class Injection(EventSourced):
             "items": [item.model_dump(mode="json") for item in self.items],
             "tokens": self.tokens,
             "served_at": self.served_at.isoformat(),
+            "excerpts": list(self.excerpts),
         }
 
     @classmethod
@@ -85,4 +89,5 @@ class Injection(EventSourced):
             items=tuple(ServedItem.model_validate(item) for item in record["items"]),
             tokens=int(record["tokens"]),
             served_at=datetime.fromisoformat(record["served_at"]),
+            excerpts=tuple(str(ref) for ref in record.get("excerpts", ())),
         )

@@ -290,11 +290,11 @@ class ItemReads(Protocol):
         """The recorded sessions an item names as evidence, oldest first."""
         ...
 
-    def search(self, query: str, project: str | None, kind: str | None, limit: int) -> list[SearchHit]:
+    def search(self, query: str, project: str | None, kind: str | None, limit: int, any_word: bool = True) -> list[SearchHit]:
         """Current items of ``project`` and global matching the words of ``query``, best first.
 
         Every word must match; when no item has them all, items with any are
-        ranked instead. ``project`` None searches every scope (administration only).
+        ranked instead (unless not ``any_word``). ``project`` None searches every scope (administration only).
         """
         ...
 

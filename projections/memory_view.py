@@ -14,6 +14,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from mnemolog.projections import excerpt_rows
 from mnemolog.projections.view_rows import UNLISTED_RANK, ViewRows, key_column
 
 if TYPE_CHECKING:  # at run time each rule imports its own aggregate's names (see RULES)
@@ -87,9 +88,11 @@ def _session(rows: ViewRows, e: Any) -> None:
                 "changed_at": at,
             },
         )
+        excerpt_rows.put_transcript(rows, sid, e.facts.scope, e.transcript)
         return
     values: dict[str, Any] = {"changed_at": at}
     if isinstance(e, Session.Updated):
+        excerpt_rows.put_transcript(rows, sid, e.facts.scope, e.transcript)
         values.update(_facts_columns(e.facts))
         values["pruned"] = 0
         row = rows.get("sessions", sid)
@@ -100,12 +103,16 @@ def _session(rows: ViewRows, e: Any) -> None:
         values.update(mode=e.mode.value, mode_reason=e.reason)
         if e.mode.value != "enabled":  # a disabled or polluted session's texts leave the view
             values.update(_WITHDRAWN)
-    elif isinstance(e, Session.Scrubbed):
+            excerpt_rows.drop(rows, sid)
+    elif isinstance(e, Session.Scrubbed):  # a Restored too: the texts a lift puts back
+        excerpt_rows.change_texts(rows, sid, e.transcript)
         for name in ("first_user_message", "rollout_summary", "rollout_slug", "raw_memory", "cwd", "git_branch", "path"):
             if getattr(e, name, None) is not None:
                 values[name] = getattr(e, name)
     elif isinstance(e, Session.Rerecorded):
         row = rows.get("sessions", sid)
+        if row is not None and row["mode"] == "enabled" and not row["pruned"] and not row["deleted"]:
+            excerpt_rows.put_transcript(rows, sid, row["scope"], e.transcript)
         if row is not None and row["mode"] == "enabled" and not row["pruned"] and not row["deleted"]:
             values["first_user_message"] = e.first_user_message
             if row["extraction_status"] == "extracted":
@@ -152,8 +159,10 @@ def _session(rows: ViewRows, e: Any) -> None:
             last_error=e.error,
         )
     elif isinstance(e, Session.Pruned):
+        excerpt_rows.drop(rows, sid)
         values.update(pruned=1, **_WITHDRAWN)
     elif isinstance(e, Session.Deleted):
+        excerpt_rows.drop(rows, sid)
         values.update(deleted=1, **_WITHDRAWN)
     rows.update("sessions", sid, values)
 
@@ -403,6 +412,7 @@ def _injection(rows: ViewRows, e: Injection.Served) -> None:
             "served_at": at,
             "tokens": e.tokens,
             "items": js([i.model_dump(mode="json") for i in e.items]),
+            "excerpts": js(list(e.excerpts)),
         },
     )
     for iid in sorted({str(i.item_id) for i in e.items}):

@@ -61,17 +61,25 @@ def _analyze(cursor: Any) -> None:
         cursor.execute(f"ANALYZE {table(name)}")
 
 
-def open_postgres_view(params: dict[str, Any], count_tokens: Callable[[str], int] | None = None) -> PostgresMemoryView:
-    """Open (and create on first use) the PostgreSQL view store (``count_tokens`` counts context lines)."""
+def open_postgres_view(
+    params: dict[str, Any],
+    count_tokens: Callable[[str], int] | None = None,
+    embed_texts: Callable[[list[str]], list[str | None]] | None = None,
+) -> PostgresMemoryView:
+    """Open (and create on first use) the PostgreSQL view store (``count_tokens`` counts context lines, ``embed_texts`` embeds)."""
     view = PostgresMemoryView(PostgresDatastore(**params))
     view.count_tokens = count_tokens
+    view.embed_texts = embed_texts
     view.create_table()
     return view
 
 
-def counting_view_class(count_tokens: Callable[[str], int]) -> type[PostgresMemoryView]:
-    """The view class for the library's ProjectionRunner (which builds the view itself), counting context lines."""
-    return type("CountingPostgresMemoryView", (PostgresMemoryView,), {"count_tokens": staticmethod(count_tokens)})
+def counting_view_class(
+    count_tokens: Callable[[str], int], embed_texts: Callable[[list[str]], list[str | None]] | None = None
+) -> type[PostgresMemoryView]:
+    """The view class for the library's ProjectionRunner (which builds the view itself), counting context lines and embedding."""
+    members = {"count_tokens": staticmethod(count_tokens), "embed_texts": staticmethod(embed_texts) if embed_texts else None}
+    return type("CountingPostgresMemoryView", (PostgresMemoryView,), members)
 
 
 class MemoryProjection(Projection[Any]):
@@ -101,7 +109,7 @@ def rebuild_by_copy(app: MnemologApp, view: PostgresMemoryView) -> int:
     are built after loading; returns the events replayed.
     """
     with tempfile.TemporaryDirectory(prefix="mnemolog-rebuild-") as scratch:
-        staging = open_sqlite_view(str(Path(scratch) / "views.sqlite"), view.count_tokens)
+        staging = open_sqlite_view(str(Path(scratch) / "views.sqlite"), view.count_tokens, view.embed_texts)
         try:
             count = staging.load(app, scratch=True)  # PostgreSQL computes its own search column and indexes
             with staging.reading() as source, view.datastore.transaction(commit=True) as cursor:

@@ -32,7 +32,7 @@ TABLES: dict[str, str] = {
     "item_usage": "item_id TEXT PRIMARY KEY, use_count INTEGER, last_used TEXT",
     # served is not cited: what reads handed an item out, apart from what agents said they used
     "item_serving": "item_id TEXT PRIMARY KEY, served_count INTEGER, last_served TEXT",
-    "injections": "id TEXT PRIMARY KEY, session TEXT, project TEXT, surface TEXT, served_at TEXT, tokens INTEGER, items TEXT",
+    "injections": "id TEXT PRIMARY KEY, session TEXT, project TEXT, surface TEXT, served_at TEXT, tokens INTEGER, items TEXT, excerpts TEXT",
     "citations": "id TEXT PRIMARY KEY, citing_session TEXT, source TEXT, cited_at TEXT, items TEXT",
     # Which citations name an item (explain reads an item's citations from here, not from the log).
     "item_citations": "item_id TEXT, citation_id TEXT, recorded_at TEXT, PRIMARY KEY (item_id, citation_id)",
@@ -49,7 +49,16 @@ TABLES: dict[str, str] = {
         lifted INTEGER, suppressions INTEGER
     """,
     # The search rows, keyed by an integer (the SQLite full-text index points at ``id``; newest highest).
-    "search_rows": "id INTEGER PRIMARY KEY, item_id TEXT UNIQUE, scope TEXT, kind TEXT, title TEXT, text TEXT, keywords TEXT",
+    # ``vector``: the embedding of title and text (projections/vectors.py; NULL without a model).
+    "search_rows": "id INTEGER PRIMARY KEY, item_id TEXT UNIQUE, scope TEXT, kind TEXT, title TEXT, text TEXT, keywords TEXT, vector TEXT",
+    # History excerpts (domain/excerpts.py, projections/excerpt_rows.py): a session's turns, searchable;
+    # ``parts`` the items they hold (a scrub changes those), ``vector`` the embedding of ``text``.
+    "excerpts": """
+        id INTEGER PRIMARY KEY, session_id TEXT, n INTEGER, scope TEXT, first_line INTEGER, last_line INTEGER,
+        text TEXT, parts TEXT, vector TEXT
+    """,
+    # One row per session with excerpts: all their text, so history ranks whole chats by words too.
+    "history_sessions": "id INTEGER PRIMARY KEY, session_id TEXT UNIQUE, scope TEXT, text TEXT",
     "notes": """
         id TEXT PRIMARY KEY, text TEXT, intent TEXT, scope TEXT, source TEXT, written_at TEXT,
         applied_by TEXT, withdrawn INTEGER
@@ -66,6 +75,8 @@ INDEXES: tuple[tuple[str, str, str], ...] = (
     ("items_context", "items", "scope, status, pinned DESC, context_rank, use_count DESC, updated_at DESC, id"),
     ("injections_session", "injections", "session, served_at"),
     ("citations_session", "citations", "citing_session"),
+    ("excerpts_session", "excerpts", "session_id, n"),
+    ("excerpts_scope", "excerpts", "scope"),
 )
 
 PREFIX = "mnemolog_view_"
@@ -83,7 +94,7 @@ def create_statements(dialect: str, *, with_indexes: bool = True) -> list[str]:
     Without indexes (a bulk load) SQLite's search index is also left without the
     triggers that keep it in step: ``search_fill_statements`` fills it once after the load.
     """
-    statements = [f"CREATE TABLE IF NOT EXISTS {table(n)} ({cols})" for n, cols in TABLES.items()]
+    statements = [f"CREATE TABLE IF NOT EXISTS {table(n)} ({_typed(dialect, n, cols)})" for n, cols in TABLES.items()]
     statements.append(f"CREATE TABLE IF NOT EXISTS {SCHEMA_TABLE} (version TEXT NOT NULL)")
     if dialect == "sqlite":
         # An external-content FTS5 index over search_rows (rowid = search_rows.id), kept in step by
@@ -92,6 +103,11 @@ def create_statements(dialect: str, *, with_indexes: bool = True) -> list[str]:
             f"CREATE VIRTUAL TABLE IF NOT EXISTS {table('search')} USING fts5({_SEARCHED}, "
             f"content='{table('search_rows')}', content_rowid='id', tokenize='porter unicode61')"
         )
+        for index, content in (("excerpt_search", "excerpts"), ("session_search", "history_sessions")):
+            statements.append(
+                f"CREATE VIRTUAL TABLE IF NOT EXISTS {table(index)} USING fts5(text, "
+                f"content='{table(content)}', content_rowid='id', tokenize='porter unicode61')"
+            )
         if with_indexes:
             statements += _search_triggers()
         # How many search rows hold each word (projections/search_words.py): the words bm25 gives no weight.
@@ -102,23 +118,47 @@ def create_statements(dialect: str, *, with_indexes: bool = True) -> list[str]:
             "document tsvector GENERATED ALWAYS AS (to_tsvector('english', "
             "coalesce(title,'') || ' ' || coalesce(text,'') || ' ' || coalesce(keywords,''))) STORED"
         )
+        for content in ("excerpts", "history_sessions"):
+            statements.append(
+                f"ALTER TABLE {table(content)} ADD COLUMN IF NOT EXISTS "
+                "document tsvector GENERATED ALWAYS AS (to_tsvector('english', coalesce(text,''))) STORED"
+            )
     if with_indexes:
         statements.extend(index_statements(dialect))
     return statements
+
+
+# Integer keys wider than 32 bits (an excerpt's id is a 63-bit hash): PostgreSQL's INTEGER is 32 bits,
+# SQLite's is 64 (and its INTEGER PRIMARY KEY the rowid the full-text index points at).
+_WIDE_KEYS = frozenset({"excerpts", "history_sessions"})
+
+
+def _typed(dialect: str, name: str, columns: str) -> str:
+    if dialect == "postgres" and name in _WIDE_KEYS:
+        return columns.replace("id INTEGER PRIMARY KEY", "id BIGINT PRIMARY KEY", 1)
+    return columns
 
 
 _SEARCHED = "title, text, keywords"  # the columns of search_rows the full-text index holds
 
 
 def _search_triggers() -> list[str]:
-    rows, search = table("search_rows"), table("search")
-    new = ", ".join(f"new.{c}" for c in _SEARCHED.split(", "))
-    old = ", ".join(f"old.{c}" for c in _SEARCHED.split(", "))
     return [
-        f"CREATE TRIGGER IF NOT EXISTS {PREFIX}search_added AFTER INSERT ON {rows} BEGIN "
-        f"INSERT INTO {search} (rowid, {_SEARCHED}) VALUES (new.id, {new}); END",
-        f"CREATE TRIGGER IF NOT EXISTS {PREFIX}search_removed AFTER DELETE ON {rows} BEGIN "
-        f"INSERT INTO {search} ({search}, rowid, {_SEARCHED}) VALUES ('delete', old.id, {old}); END",
+        *_index_triggers("search", "search_rows", _SEARCHED),
+        *_index_triggers("excerpt_search", "excerpts", "text"),
+        *_index_triggers("session_search", "history_sessions", "text"),
+    ]
+
+
+def _index_triggers(index: str, content: str, searched: str) -> list[str]:
+    rows, search = table(content), table(index)
+    new = ", ".join(f"new.{c}" for c in searched.split(", "))
+    old = ", ".join(f"old.{c}" for c in searched.split(", "))
+    return [
+        f"CREATE TRIGGER IF NOT EXISTS {PREFIX}{index}_added AFTER INSERT ON {rows} BEGIN "
+        f"INSERT INTO {search} (rowid, {searched}) VALUES (new.id, {new}); END",
+        f"CREATE TRIGGER IF NOT EXISTS {PREFIX}{index}_removed AFTER DELETE ON {rows} BEGIN "
+        f"INSERT INTO {search} ({search}, rowid, {searched}) VALUES ('delete', old.id, {old}); END",
     ]
 
 
@@ -126,8 +166,8 @@ def search_fill_statements(dialect: str) -> list[str]:
     """After a bulk load: index every search row in one pass, then keep the index in step (SQLite; PostgreSQL computes it per row)."""
     if dialect != "sqlite":
         return []
-    search = table("search")
-    return [f"INSERT INTO {search} ({search}) VALUES ('rebuild')", *_search_triggers()]
+    fills = [f"INSERT INTO {t} ({t}) VALUES ('rebuild')" for t in (table("search"), table("excerpt_search"), table("session_search"))]
+    return [*fills, *_search_triggers()]
 
 
 def index_statements(dialect: str) -> list[str]:
@@ -140,12 +180,16 @@ def index_statements(dialect: str) -> list[str]:
             # fastupdate off: no pending list of unindexed rows that every search would scan in full
             f"CREATE INDEX IF NOT EXISTS {PREFIX}search_gin ON {table('search_rows')} USING GIN (document) WITH (fastupdate = off)"
         )
+        for name, content in (("excerpt_gin", "excerpts"), ("session_gin", "history_sessions")):
+            statements.append(
+                f"CREATE INDEX IF NOT EXISTS {PREFIX}{name} ON {table(content)} USING GIN (document) WITH (fastupdate = off)"
+            )
     return statements
 
 
 def drop_statements() -> list[str]:
     """Drop every view table (the search indexes with them; their triggers go with search_rows)."""
-    names = [*TABLES, "search", "search_words"]
+    names = [*TABLES, "search", "excerpt_search", "session_search", "search_words"]
     return [f"DROP TABLE IF EXISTS {table(n)}" for n in names]
 
 
@@ -159,6 +203,8 @@ def dump_order() -> dict[str, str]:
     order = {n: "1" for n in TABLES}
     order["item_evidence"] = "item_id, session_id"
     order["search_rows"] = "item_id"
+    order["excerpts"] = "session_id, n"
+    order["history_sessions"] = "session_id"
     order["item_citations"] = "item_id, citation_id"
     order["run_edits"] = "consolidation_id, item_id"
     return order

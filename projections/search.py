@@ -171,8 +171,10 @@ def _run(sql: Sql, dialect: str, terms: list[str], any_term: bool, project: str 
     return run(sql, terms, any_term, project, kind, max(limit, 1))
 
 
-def search_rows(view: MemoryView, query: str, project: str | None, kind: str | None, limit: int) -> list[dict[str, Any]]:
+def search_rows(view: MemoryView, query: str, project: str | None, kind: str | None, limit: int, any_word: bool = True) -> list[dict[str, Any]]:
     """Item rows (with usage and a ``score``, higher is better) matching ``query`` in ``project`` (plus global).
+
+    Without ``any_word`` only items holding every word are returned (no fallback to items with any of them).
 
     ``project`` None searches every scope (only for administrative use; reads
     for an agent always pass its project). Only active items are searched.
@@ -182,6 +184,6 @@ def search_rows(view: MemoryView, query: str, project: str | None, kind: str | N
         return []
     with view.reading() as sql:
         rows = _run(sql, view.dialect, terms, False, project, kind, limit)
-        if not rows and len(terms) > 1:
+        if not rows and len(terms) > 1 and any_word:
             rows = _run(sql, view.dialect, terms, True, project, kind, limit)
     return rows

@@ -235,11 +235,12 @@ class ViewReads:
         return [UUID(r["id"]) for r in rows]
 
     def session_texts(self) -> list[SessionTexts]:
-        """Every session's stored texts (first message, rollout summary and slug, raw memory)."""
+        """Every session's stored texts (first message, rollout summary and slug, raw memory, its history excerpts)."""
         rows = self.query(
-            f"SELECT id, scope, first_user_message, rollout_summary, rollout_slug, raw_memory, cwd, git_branch, path FROM {table('sessions')} ORDER BY id"
+            "SELECT s.id, s.scope, s.first_user_message, s.rollout_summary, s.rollout_slug, s.raw_memory, s.cwd, s.git_branch, s.path, "
+            f"h.text AS history FROM {table('sessions')} s LEFT JOIN {table('history_sessions')} h ON h.session_id = s.id ORDER BY s.id"
         )
-        columns = ("first_user_message", "rollout_summary", "rollout_slug", "raw_memory", "cwd", "git_branch", "path")
+        columns = ("first_user_message", "rollout_summary", "rollout_slug", "raw_memory", "cwd", "git_branch", "path", "history")
         return [SessionTexts(UUID(r["id"]), r["scope"], tuple(r[c] for c in columns if r[c])) for r in rows]
 
     def resolve_session(self, reference: str) -> UUID | None:
@@ -347,9 +348,9 @@ class ViewReads:
         )
         return [item_row(r) for r in rows]
 
-    def search(self, query: str, project: str | None, kind: str | None, limit: int) -> list[SearchHit]:
+    def search(self, query: str, project: str | None, kind: str | None, limit: int, any_word: bool = True) -> list[SearchHit]:
         """Current items of ``project`` and global matching the words of ``query``, best first."""
-        rows = search_rows(self.view, query, project, kind, limit)
+        rows = search_rows(self.view, query, project, kind, limit, any_word)
         return [SearchHit(item_row(r), round(float(r["score"] or 0.0), 6)) for r in rows]
 
     # notes --------------------------------------------------------------------

@@ -26,7 +26,7 @@ from mnemolog.projections.sql import Sql
 LINKS = ("item_citations", "run_edits")
 # Tables written whole per item (the rules never read them back): the evidence links and the search rows;
 # and the per-scope counts, which only the flush changes.
-_PER_ITEM = ("item_evidence", "search_rows", "context_counts", *LINKS)
+_PER_ITEM = ("item_evidence", "search_rows", "context_counts", "excerpts", "history_sessions", *LINKS)
 UNLISTED_RANK = 3  # the context_rank of a rejected item: context lists only items ranked below it
 _UNCOUNTED = {"context_tokens": None, "summary_tokens": None}  # the counts of an item no reader lists
 
@@ -68,6 +68,18 @@ def _upsert(name: str) -> str:
     )
 
 
+def whole_text(excerpts: list[dict[str, Any]]) -> str:
+    """A session's whole text as its excerpts hold it: each transcript item once, in order (no lead-ins)."""
+    import json
+
+    seen: dict[int, str] = {}
+    for row in excerpts:
+        for index, role, text, _line in json.loads(row["parts"]):
+            if role != "before":
+                seen.setdefault(index, text)
+    return "\n".join(seen[i] for i in sorted(seen))
+
+
 class ViewRows:
     """The working set of one batch: rows by table and key, the items' evidence and search rows.
 
@@ -76,10 +88,15 @@ class ViewRows:
     """
 
     def __init__(
-        self, sql: Sql, line_tokens: Callable[[dict[str, Any]], dict[str, int]] | None = None
+        self,
+        sql: Sql,
+        line_tokens: Callable[[dict[str, Any]], dict[str, int]] | None = None,
+        embed: Callable[[list[str]], list[str | None]] | None = None,
     ) -> None:
         self.sql = sql
         self._line_tokens = line_tokens
+        self._embed = embed  # the views' embedding model: a vector (as stored) per text; None: none
+        self._excerpts: dict[str, list[dict[str, Any]]] = {}  # session id -> its excerpt rows now
         self._rows: dict[str, dict[str, dict[str, Any] | None]] = {
             n: {} for n in TABLES if n not in _PER_ITEM
         }
@@ -95,7 +112,8 @@ class ViewRows:
 
     def __len__(self) -> int:
         """How many rows are held (a rebuild flushes when this grows past its window)."""
-        return sum(len(r) for r in self._rows.values()) + len(self._evidence) + len(self._search) + sum(map(len, self._links.values()))
+        held = sum(len(r) for r in self._rows.values()) + len(self._evidence) + len(self._search) + len(self._excerpts)
+        return held + sum(map(len, self._links.values()))
 
     def get(self, name: str, key: str) -> dict[str, Any] | None:
         """The row of ``name`` with this key as the batch has made it so far (None: no such row)."""
@@ -147,6 +165,16 @@ class ViewRows:
         """The item has no search row any more."""
         self._search[item_id] = None
 
+    def excerpts_of(self, session_id: str) -> list[dict[str, Any]]:
+        """The session's excerpt rows as the batch has made them so far, in order."""
+        if session_id in self._excerpts:
+            return list(self._excerpts[session_id])
+        return self.sql.rows(f"SELECT * FROM {table('excerpts')} WHERE session_id = ? ORDER BY n", [session_id])
+
+    def excerpts_put(self, session_id: str, excerpts: list[dict[str, Any]]) -> None:
+        """The session's excerpt rows become these (a row whose ``vector`` is None is embedded at the flush)."""
+        self._excerpts[session_id] = excerpts
+
     def flush(self) -> None:
         """Write every changed row: one statement per table for many rows."""
         sql = self.sql
@@ -177,6 +205,7 @@ class ViewRows:
                 f"INSERT INTO {evidence} (item_id, session_id) VALUES (?, ?)",
                 [(i, s) for i, sessions in self._evidence.items() for s in sessions],
             )
+        self._flush_excerpts()
         search = table("search_rows")
         if self._search:
             if sql.dialect == "sqlite":  # the words' row counts, before the replaced rows go
@@ -184,11 +213,36 @@ class ViewRows:
             sql.many(
                 f"DELETE FROM {search} WHERE item_id = ?", [(i,) for i in self._search if i not in new]
             )  # by its unique index
+            put = sorted((put[0], i, *put[1]) for i, put in self._search.items() if put is not None)
+            vectors = self._vectors([f"{title}\n{text}" for _, _, _, _, title, text, _ in put])
             sql.many(
-                f"INSERT INTO {search} (id, item_id, scope, kind, title, text, keywords) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                sorted((put[0], i, *put[1]) for i, put in self._search.items() if put is not None),
+                f"INSERT INTO {search} (id, item_id, scope, kind, title, text, keywords, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [(*row, vector) for row, vector in zip(put, vectors, strict=True)],
             )
         self.clear()
+
+    def _vectors(self, texts: list[str]) -> list[str | None]:
+        return self._embed(texts) if self._embed is not None and texts else [None] * len(texts)
+
+    def _flush_excerpts(self) -> None:
+        if not self._excerpts:
+            return
+        name = table("excerpts")
+        cols = columns("excerpts")
+        rows = [row for excerpts in self._excerpts.values() for row in excerpts]
+        missing = [row for row in rows if row["vector"] is None]
+        for row, vector in zip(missing, self._vectors([row["text"] for row in missing]), strict=True):
+            row["vector"] = vector
+        gone = [(sid,) for sid in self._excerpts]
+        self.sql.many(f"DELETE FROM {name} WHERE session_id = ?", gone)
+        get = _values("excerpts")
+        self.sql.many(f"INSERT INTO {name} ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})", [get(r) for r in rows])
+        chats = table("history_sessions")
+        self.sql.many(f"DELETE FROM {chats} WHERE session_id = ?", gone)
+        self.sql.many(
+            f"INSERT INTO {chats} (id, session_id, scope, text) VALUES (?, ?, ?, ?)",
+            [(excerpts[0]["id"] ^ 1, sid, excerpts[0]["scope"], whole_text(excerpts)) for sid, excerpts in self._excerpts.items() if excerpts],
+        )
 
     def _flush_counts(self) -> None:
         """Move each changed item's count from the scope that listed it to the scope that lists it now."""
@@ -218,6 +272,7 @@ class ViewRows:
             self._dirty[name].clear()
         self._evidence.clear()
         self._search.clear()
+        self._excerpts.clear()
         self._listed_before.clear()
         self._new_items.clear()
         for links in self._links.values():

@@ -73,6 +73,8 @@ class ViewMixin:
     datastore: Any
     # Counts context lines as items are projected (the store gives the o200k counter; None: not counted).
     count_tokens: Callable[[str], int] | None = None
+    # Embeds item and excerpt texts as they are projected (a vector as stored per text; None: no model).
+    embed_texts: Callable[[list[str]], list[str | None]] | None = None
     replayed_on_open: tuple[int, int] | None = None  # (events replayed, position) when open_views rebuilt
 
     def apply(self, batch: Sequence[tuple[Any, Tracking]]) -> None:
@@ -82,7 +84,7 @@ class ViewMixin:
         from mnemolog.projections.memory_view import apply_event
 
         with self._writing() as cursor:
-            rows = ViewRows(Sql(cursor, self.dialect), self._line_tokens())
+            rows = ViewRows(Sql(cursor, self.dialect), self._line_tokens(), self.embed_texts)
             for domain_event, _ in batch:
                 apply_event(rows, domain_event)
             rows.flush()
@@ -129,7 +131,7 @@ class ViewMixin:
             cursor.execute(f"DELETE FROM {self._tracking_table()} WHERE application_name = {mark}", (app.name,))
             for statement in create_statements(self.dialect, with_indexes=False):
                 cursor.execute(statement)
-            rows = ViewRows(Sql(cursor, self.dialect), self._line_tokens())
+            rows = ViewRows(Sql(cursor, self.dialect), self._line_tokens(), self.embed_texts)
             to_domain_event = app.mapper.to_domain_event
             while page := app.recorder.select_notifications(start=last + 1, limit=LOAD_PAGE):
                 for notification in page:
@@ -196,10 +198,15 @@ class _ImmediateTransaction(SQLiteTransaction):
         return cursor
 
 
-def open_sqlite_view(path: str, count_tokens: Callable[[str], int] | None = None) -> SQLiteMemoryView:
-    """Open (and create on first use) the SQLite view store (``count_tokens`` counts context lines)."""
+def open_sqlite_view(
+    path: str,
+    count_tokens: Callable[[str], int] | None = None,
+    embed_texts: Callable[[list[str]], list[str | None]] | None = None,
+) -> SQLiteMemoryView:
+    """Open (and create on first use) the SQLite view store (``count_tokens`` counts context lines, ``embed_texts`` embeds)."""
     view = SQLiteMemoryView(SQLiteDatastore(db_name=path, lock_timeout=30))
     view.count_tokens = count_tokens
+    view.embed_texts = embed_texts
     view.create_table()
     return view
 

@@ -19,8 +19,11 @@ from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
 
+from mnemolog.domain.bm25 import BM25
 from mnemolog.domain.evaluation import (
+    DecisionSearches,
     Expectations,
+    ProjectExpectations,
     Score,
     Served,
     ServedItem,
@@ -29,6 +32,7 @@ from mnemolog.domain.evaluation import (
 )
 from mnemolog.domain.plan import GLOBAL_SCOPE
 from mnemolog.domain.ports import Progress, SessionUnreadable, no_progress
+from mnemolog.domain.recall import RecallReads
 from mnemolog.domain.services.forget import forget_value
 from mnemolog.domain.services.pipeline import (
     PipelinePolicy,
@@ -37,6 +41,7 @@ from mnemolog.domain.services.pipeline import (
     run_pipeline,
 )
 from mnemolog.domain.services.read import Tokenizer, context, search
+from mnemolog.domain.services.recall import recall
 from mnemolog.domain.services.unit_of_work import UnitOfWork
 
 CONTEXT_BUDGET = 3000
@@ -110,6 +115,7 @@ def evaluate(
     tokenizer: Tokenizer,
     instructions: Callable[[str], str],
     set_clock: Callable[[datetime], None],
+    history: Callable[[], RecallReads],
     budget: int = CONTEXT_BUDGET,
     progress: Progress = no_progress,
 ) -> EvalReport:
@@ -118,7 +124,8 @@ def evaluate(
     ``ports`` and ``policy`` are the user's pipeline's, as ``run`` is given
     them (with ``--all``: a corpus is a first import of its history).
     ``set_clock`` moves the store's clock (the replay's "now"); ``instructions``
-    gives the read-path prompt for a project scope, as ``context`` prints it.
+    gives the read-path prompt for a project scope, as ``context`` prints it;
+    ``history`` the recall reads (excerpts, meaning) that ``search`` uses.
     """
     report = EvalReport(Score(), model_name(ports.extractor), model_name(ports.consolidator))
     by_day: dict[date, list[Path]] = {}
@@ -148,14 +155,19 @@ def evaluate(
     for forgotten in corpus.expectations.forget:
         scope = corpus.scopes[forgotten.project] if forgotten.project else GLOBAL_SCOPE
         forget_value(uow, forgotten.value, scope, "eval corpus: the user forgot it")
-    report.score = score(corpus.expectations, _serve(uow, corpus, tokenizer, instructions, budget))
+    report.score = score(corpus.expectations, _serve(uow, corpus, tokenizer, instructions, budget, history()))
     return report
 
 
 def _serve(
-    uow: UnitOfWork, corpus: EvalCorpus, tokenizer: Tokenizer, instructions: Callable[[str], str], budget: int
+    uow: UnitOfWork, corpus: EvalCorpus, tokenizer: Tokenizer, instructions: Callable[[str], str], budget: int, history: RecallReads
 ) -> dict[str, Served]:
-    """What each project's next session is given: its context, and a search per question and unwanted fact."""
+    """What each project's next session is given: its context, a search per question and unwanted fact, and per decision.
+
+    Questions and decisions are searched as ``search`` does (items and
+    history); an unwanted fact is looked for among items only (history is a
+    record of what was said, not memory asserting it).
+    """
     reads, matcher = uow.reads(), uow.matcher()
     served: dict[str, Served] = {}
     queries = unwanted_queries(corpus.expectations)
@@ -173,9 +185,47 @@ def _serve(
         given = context(reads, matcher, tokenizer, instructions(scope), scope, budget)
         items = [described(item_id, scope) for item_id in given.item_ids]
         hits: dict[str, tuple[ServedItem, ...]] = {}
+        asked = {q.query for q in project.questions}
         for query in queries[project.name]:
-            found = [described(hit.item.item_id, scope) for hit in search(reads, matcher, query, scope, limit=5)]
+            if query in asked:
+                found = [_recalled(hit, described, scope) for hit in recall(reads, history, matcher, query, scope, limit=5).hits]
+            else:
+                found = [described(hit.item.item_id, scope) for hit in search(reads, matcher, query, scope, limit=5)]
             hits[query] = tuple(item for item in found if item is not None)
-        served[project.name] = Served(tuple(item for item in items if item is not None), hits)
+        decisions = _decisions(uow, history, project, scope) if project.decisions else None
+        served[project.name] = Served(tuple(item for item in items if item is not None), hits, decisions)
     return served
+
+
+def _recalled(hit: Any, described: Callable[[Any, str], ServedItem | None], scope: str) -> ServedItem | None:
+    if hit.item is not None:
+        return described(hit.item.item_id, scope)
+    excerpt = hit.excerpt
+    return ServedItem(excerpt.reference(), "excerpt", scope, excerpt.text, (excerpt.native_id,))
+
+
+def _decisions(uow: UnitOfWork, history: RecallReads, project: ProjectExpectations, scope: str) -> DecisionSearches:
+    """The top five texts for each decision's question and paraphrase through ``search``, and through BM25 over the raw chats."""
+    from mnemolog.domain.session import Session
+
+    reads, matcher = uow.reads(), uow.matcher()
+
+    def texts(query: str) -> tuple[str, ...]:
+        found = recall(reads, history, matcher, query, scope, limit=5).hits
+        return tuple(
+            "\n".join([h.item.title, h.item.text]) if h.item is not None else h.excerpt.text if h.excerpt is not None else ""
+            for h in found
+        )
+
+    chats = []
+    for state in reads.session_states(scope):
+        session = uow.app.repository.get(state.session_id)
+        assert isinstance(session, Session)
+        chats.append("\n".join(item.text for item in session.transcript))
+    baseline = BM25(chats)
+    return DecisionSearches(
+        question={d.id: texts(d.question) for d in project.decisions},
+        paraphrase={d.id: texts(d.paraphrase) for d in project.decisions if d.paraphrase},
+        baseline={d.id: tuple(chats[i] for i in baseline.top(d.question, 5)) for d in project.decisions},
+    )
 

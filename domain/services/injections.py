@@ -20,6 +20,7 @@ from uuid import UUID
 
 from mnemolog.domain.injection import Injection, ServedItem
 from mnemolog.domain.reads import ItemRow, MemoryReads, SearchHit
+from mnemolog.domain.recall import Only, Recall, RecallReads
 from mnemolog.domain.services import read
 from mnemolog.domain.services.unit_of_work import UnitOfWork
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher
@@ -64,6 +65,7 @@ def record_served(
     items: Sequence[ItemRow],
     tokens: int,
     scores: Sequence[float | None] | None = None,
+    excerpts: Sequence[str] = (),
 ) -> UUID | None:
     """Append one ``Injection``; its id, or None when the store would not take it (the read still stands)."""
     injection = Injection(
@@ -73,6 +75,7 @@ def record_served(
         items=served_items(items, scores),
         tokens=tokens,
         served_at=uow.clock(),
+        excerpts=tuple(excerpts),
     )
     try:
         uow.app.save_all(injection)
@@ -174,6 +177,52 @@ def served_search(
         scores=[h.score for h in hits],
     )
     return hits
+
+
+def served_recall(
+    uow: UnitOfWork,
+    history: RecallReads,
+    tokenizer: read.Tokenizer,
+    query: str,
+    project: str,
+    *,
+    only: Only | None = None,
+    kind: str | None = None,
+    limit: int,
+    session: str | None,
+    surface: str,
+) -> Recall:
+    """``recall.recall`` (items and history excerpts), recorded as served: the items with their scores, the excerpts by reference."""
+    from mnemolog.domain.services.recall import recall, recall_hit_dict
+
+    found = recall(uow.reads(), history, uow.matcher(), query, project, only=only, kind=kind, limit=limit)
+    tokens = tokenizer.count(json.dumps([recall_hit_dict(h) for h in found.hits]))
+    items = [h for h in found.hits if h.item is not None]
+    record_served(
+        uow, session=session, project=project, surface=surface, items=[h.item for h in items if h.item is not None],
+        tokens=tokens, scores=[h.score for h in items],
+        excerpts=[h.excerpt.reference() for h in found.hits if h.excerpt is not None],
+    )
+    return found
+
+
+def served_excerpt(
+    uow: UnitOfWork, history: RecallReads, tokenizer: read.Tokenizer, reference: str, project: str, *, session: str | None, surface: str
+) -> dict[str, Any] | None:
+    """``recall.read_excerpt`` with its neighbours, as JSON-ready data, recorded as served when found."""
+    from mnemolog.domain.services.recall import read_excerpt
+
+    excerpts = read_excerpt(history, uow.matcher(), reference, project)
+    if excerpts is None:
+        return None
+    wanted = reference.strip().strip("[]").strip()
+    data = {
+        "excerpt": next(e.as_dict() for e in excerpts if e.reference() == wanted),
+        "around": [e.as_dict() for e in excerpts if e.reference() != wanted],
+    }
+    tokens = tokenizer.count(json.dumps(data))
+    record_served(uow, session=session, project=project, surface=surface, items=[], tokens=tokens, excerpts=[wanted])
+    return data
 
 
 def served_item(

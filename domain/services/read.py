@@ -212,10 +212,11 @@ def search(
     project: str,
     kind: str | None = None,
     limit: int = 20,
+    any_word: bool = True,
 ) -> list[SearchHit]:
     """Current items of ``project`` (and global) matching ``query``, best first, at most ``limit``.
 
-    Raises ValueError for an unknown ``kind``.
+    Items with every word come first; without ``any_word``, only those. Raises ValueError for an unknown ``kind``.
     """
     if kind is not None and kind not in KINDS:
         raise ValueError(f"unknown kind {kind!r} (expected one of {', '.join(KINDS)})")
@@ -225,7 +226,7 @@ def search(
     withholding = any(reaches(rule.scope, project) for rule in matcher.rules)
     asked = limit + (SEARCH_SLACK if withholding else 0)
     while True:
-        hits = reads.search(query, project, kind, asked)
+        hits = reads.search(query, project, kind, asked, any_word)
         kept = [hit for hit in hits if not matcher.withholds(hit.item, project)]
         if len(kept) >= limit or len(hits) < asked:
             return kept[:limit]

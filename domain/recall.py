@@ -1,0 +1,242 @@
+"""Recall: one ranking over memory items and history excerpts, by words and by meaning.
+
+Search draws candidates from up to four lists: items by words (full text),
+excerpts by words, and items and excerpts by meaning (nearest embeddings).
+They are fused by reciprocal rank (``1 / (K + rank)`` summed over the lists a
+candidate is in), so no list's raw scores need to be comparable with
+another's. Then:
+
+- an item goes before an excerpt of equal relevance (what consolidation
+  kept is the better-worded form), and trust and use break ties among items;
+- a newer session's excerpt gains a little over an older one's (``RECENCY``);
+- a later chat on the same subject as an earlier one that ranks above it
+  goes right above it (``supersede``): when a later chat changed a
+  decision, both match the question, and the later one is in force;
+- a session gives at most one excerpt (its best), so one long chat cannot
+  fill the page;
+- a candidate found only by meaning must clear ``FLOOR`` (a question about
+  nothing remembered returns nothing, not the least unrelated text).
+
+Everything here is pure: the reads give the lists, this module orders them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal, Protocol
+from uuid import UUID
+
+from mnemolog.domain.reads import ItemRow
+
+K = 60  # the reciprocal-rank constant (Cormack et al.'s)
+RECENCY = 0.0  # how much more the newest session's excerpt counts than the oldest one's
+FLOOR = 0.35  # the least cosine similarity a candidate found only by meaning must have
+ITEM_BONUS = 1e-9  # items first at equal relevance
+TRUST_ORDER = {"accepted": 0, "proposed": 1, "doubted": 2, "rejected": 3}
+
+Only = Literal["items", "history"]
+
+
+@dataclass(frozen=True)
+class ExcerptHit:
+    """A history excerpt as search returns it: where it is (agent, session, file, lines, date) and its text."""
+
+    excerpt_id: int
+    session_id: UUID
+    n: int  # its number in the session (neighbours are n - 1 and n + 1)
+    agent: str  # codex | claude-code
+    native_id: str  # the agent's own session id
+    path: str
+    first_line: int | None
+    last_line: int | None
+    date: datetime | None  # when the session was last active
+    text: str
+    scope: str = ""
+
+    def reference(self) -> str:
+        """How a hit names it for ``show`` and ``read_memory_item``: ``history:<native id>:<n>``."""
+        return f"history:{self.native_id}:{self.n}"
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "id": self.reference(),
+            "ref": self.reference(),
+            "agent": self.agent,
+            "session": self.native_id,
+            "date": self.date.isoformat() if self.date else None,
+            "path": self.path,
+            "lines": [self.first_line, self.last_line],
+            "text": self.text,
+        }
+
+
+@dataclass(frozen=True)
+class RecallHit:
+    """One search hit: an item or an excerpt, with its fused relevance (higher is better)."""
+
+    kind: Literal["item", "excerpt"]
+    score: float
+    item: ItemRow | None = None
+    excerpt: ExcerptHit | None = None
+    found_by: tuple[str, ...] = ()  # "words", "meaning"
+
+
+@dataclass(frozen=True)
+class Recall:
+    """What a search found, and why it searched by words alone when it did."""
+
+    hits: tuple[RecallHit, ...]
+    lexical_only: str = ""  # the reason search did not use meaning ("" when it did)
+    misses: Mapping[str, int] = field(default_factory=dict)
+
+
+class RecallReads(Protocol):
+    """The history excerpts and the embedding index (``projections/recall_reads.py``)."""
+
+    @property
+    def semantic(self) -> str:
+        """"" when search can rank by meaning, else why not (no model installed, none chosen)."""
+        ...
+
+    def excerpt_matches(self, query: str, project: str, limit: int) -> list[ExcerptHit]:
+        """Excerpts of ``project``'s sessions matching the words of ``query``, best first (BM25)."""
+        ...
+
+    def chat_matches(self, query: str, project: str, limit: int) -> list[ExcerptHit]:
+        """``project``'s sessions ranked by the words of ``query`` over their whole text (BM25), each as its best excerpt."""
+        ...
+
+    def nearest(self, query: str, project: str, limit: int, *, items: bool, excerpts: bool) -> list[tuple[str, str, float]]:
+        """The stored texts nearest ``query`` by meaning: (``item`` | ``excerpt``, id, cosine), best first."""
+        ...
+
+    def excerpts(self, ids: Sequence[int], project: str) -> dict[int, ExcerptHit]:
+        """These excerpts, when they are ``project``'s (and their session is not withdrawn)."""
+        ...
+
+    def session_excerpts(self, native_id: str, project: str, first: int, last: int) -> list[ExcerptHit]:
+        """Excerpts ``first``..``last`` of the session the agent calls ``native_id``, when it is ``project``'s."""
+        ...
+
+
+@dataclass
+class RecallCandidate:
+    kind: Literal["item", "excerpt"]
+    ref: str
+    score: float = 0.0
+    found_by: set[str] = field(default_factory=set)
+    similarity: float = 0.0
+
+
+def fuse(
+    item_words: Sequence[str],
+    excerpt_words: Sequence[str],
+    meaning: Sequence[tuple[str, str, float]],
+    chat_words: Sequence[str] = (),
+    *,
+    item_weight: float = 1.0,
+) -> list[RecallCandidate]:
+    """The candidates of the lists by fused reciprocal rank, before recency and per-session limits.
+
+    ``chat_words`` are excerpts standing for their whole session (the best one of each session the words rank);
+    ``item_weight`` scales what ``item_words`` add (less when they matched only some words).
+    """
+    found: dict[tuple[str, str], RecallCandidate] = {}
+
+    def add(kind: Literal["item", "excerpt"], ref: str, rank: int, how: str, similarity: float = 0.0, weight: float = 1.0) -> None:
+        candidate = found.setdefault((kind, ref), RecallCandidate(kind, ref))
+        candidate.score += weight / (K + rank)
+        candidate.found_by.add(how)
+        candidate.similarity = max(candidate.similarity, similarity)
+
+    for rank, ref in enumerate(item_words, start=1):
+        add("item", ref, rank, "words", weight=item_weight)
+    for rank, ref in enumerate(excerpt_words, start=1):
+        add("excerpt", ref, rank, "words")
+    for rank, ref in enumerate(chat_words, start=1):
+        add("excerpt", ref, rank, "words")
+    ranks = {"item": 0, "excerpt": 0}
+    for kind, ref, similarity in meaning:
+        if kind not in ranks:
+            continue
+        ranks[kind] += 1
+        add("item" if kind == "item" else "excerpt", ref, ranks[kind], "meaning", similarity)
+    return [c for c in found.values() if "words" in c.found_by or c.similarity >= FLOOR]
+
+
+def order(
+    candidates: Sequence[RecallCandidate],
+    items: Mapping[str, ItemRow],
+    excerpts: Mapping[str, ExcerptHit],
+    limit: int,
+) -> list[RecallHit]:
+    """The hits, best first: recency among excerpts, items before excerpts at a tie, one excerpt per session."""
+    dates = [e.date.timestamp() for e in excerpts.values() if e.date is not None]
+    oldest, newest = (min(dates), max(dates)) if dates else (0.0, 0.0)
+    span = (newest - oldest) or 1.0
+
+    def relevance(c: RecallCandidate) -> float:
+        if c.kind == "item":
+            return c.score + ITEM_BONUS
+        date = excerpts[c.ref].date
+        age = (date.timestamp() - oldest) / span if date is not None else 0.0
+        return c.score * (1.0 + RECENCY * age)
+
+    def key(c: RecallCandidate) -> tuple[Any, ...]:
+        item = items.get(c.ref) if c.kind == "item" else None
+        trust = TRUST_ORDER.get(item.trust, 9) if item is not None else 9
+        use = -(item.use_count if item is not None else 0)
+        return (-relevance(c), 0 if c.kind == "item" else 1, trust, use, c.ref)
+
+    hits: list[RecallHit] = []
+    sessions: set[UUID] = set()
+    for c in sorted(candidates, key=key):
+        if c.kind == "item":
+            item = items.get(c.ref)
+            if item is None:
+                continue
+            hits.append(RecallHit("item", round(relevance(c), 6), item=item, found_by=tuple(sorted(c.found_by))))
+        else:
+            excerpt = excerpts.get(c.ref)
+            if excerpt is None or excerpt.session_id in sessions:
+                continue
+            sessions.add(excerpt.session_id)
+            hits.append(RecallHit("excerpt", round(relevance(c), 6), excerpt=excerpt, found_by=tuple(sorted(c.found_by))))
+        if len(hits) >= limit:
+            break
+    return supersede(hits)
+
+
+SAME_SUBJECT = 0.2  # the share of content words two excerpts must have in common to be about one subject
+_WORD = re.compile(r"[^\W\d_]{4,}", re.UNICODE)
+
+
+def _subject(text: str) -> set[str]:
+    return {w.casefold() for w in _WORD.findall(text)}
+
+
+def supersede(hits: list[RecallHit]) -> list[RecallHit]:
+    """``hits`` with each later excerpt moved right above an earlier one on the same subject that outranked it."""
+    out = list(hits)
+    i = 0
+    while i < len(out):
+        older = out[i].excerpt
+        if older is not None and older.date is not None:
+            for j in range(i + 1, len(out)):
+                newer = out[j].excerpt
+                if newer is None or newer.date is None or newer.date <= older.date:
+                    continue
+                a, b = _subject(older.text), _subject(newer.text)
+                if a and b and len(a & b) / len(a | b) >= SAME_SUBJECT:
+                    out.insert(i, out.pop(j))
+                    break
+            else:
+                i += 1
+                continue
+            continue  # the moved one is checked in turn (an amendment of the amendment)
+        i += 1
+    return out

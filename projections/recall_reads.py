@@ -1,0 +1,191 @@
+"""The recall view: history excerpts by words, stored texts by meaning, and excerpts by reference.
+
+An excerpt is readable by a reader of its session's scope only (never
+user-wide: a session belongs to one project), and only while its session is
+enabled and not deleted. Words are ranked by BM25 on SQLite (FTS5 over
+``excerpts``) and by ``ts_rank`` on PostgreSQL (the generated ``document``
+column and its GIN index); any word of the query may match (a bug report is
+long, and a chat that shares most of its words is the one to find).
+Meaning is the nearest stored embeddings (``projections/vectors.py``), the
+query embedded by the same model that embedded the texts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+from mnemolog.domain.recall import ExcerptHit
+from mnemolog.projections.schema import table
+from mnemolog.projections.search import query_terms
+from mnemolog.projections.sql import Sql
+from mnemolog.projections.vectors import VectorIndex
+from mnemolog.projections.view_store import MemoryView
+
+# Embeds one query: its normalised vector, or None when no model is there (then ``why_not`` says why).
+QueryEmbedder = Callable[[str], Any]
+
+_SHOWN = (
+    "e.id, e.session_id, e.n, e.scope, e.first_line, e.last_line, e.text, "
+    "s.source, s.native_id, s.path, s.updated_at"
+)
+_LIVE = "s.mode = 'enabled' AND s.deleted = 0"
+
+
+def _hit(r: dict[str, Any]) -> ExcerptHit:
+    updated = r.get("updated_at")
+    return ExcerptHit(
+        excerpt_id=int(r["id"]),
+        session_id=UUID(r["session_id"]),
+        n=int(r["n"]),
+        agent=r["source"] or "",
+        native_id=r["native_id"] or "",
+        path=r["path"] or "",
+        first_line=r["first_line"],
+        last_line=r["last_line"],
+        date=datetime.fromisoformat(updated) if updated else None,
+        text=r["text"] or "",
+        scope=r["scope"] or "",
+    )
+
+
+def _sqlite_matches(sql: Sql, terms: list[str], project: str, limit: int) -> list[dict[str, Any]]:
+    search = table("excerpt_search")
+    expression = " OR ".join(f'"{t}"' for t in terms)
+    return sql.rows(
+        f"SELECT {_SHOWN}, m.score FROM (SELECT rowid AS rid, -bm25({search}) AS score FROM {search} WHERE {search} MATCH ?) m "
+        f"JOIN {table('excerpts')} e ON e.id = m.rid JOIN {table('sessions')} s ON s.id = e.session_id "
+        f"WHERE e.scope = ? AND {_LIVE} ORDER BY m.score DESC, e.id LIMIT ?",
+        [expression, project, limit],
+    )
+
+
+def _postgres_matches(sql: Sql, terms: list[str], project: str, limit: int) -> list[dict[str, Any]]:
+    return sql.rows(
+        f"SELECT {_SHOWN}, ts_rank(e.document, q.query) AS score "
+        f"FROM {table('excerpts')} e JOIN {table('sessions')} s ON s.id = e.session_id, "
+        "websearch_to_tsquery('english', ?) AS q(query) "
+        f"WHERE e.document @@ q.query AND e.scope = ? AND {_LIVE} ORDER BY score DESC, e.id LIMIT ?",
+        [" or ".join(terms), project, limit],
+        planned_per_call=True,
+    )
+
+
+def _sqlite_sessions(sql: Sql, terms: list[str], project: str, limit: int) -> list[str]:
+    search = table("session_search")
+    expression = " OR ".join(f'"{t}"' for t in terms)
+    rows = sql.rows(
+        f"SELECT h.session_id FROM (SELECT rowid AS rid, -bm25({search}) AS score FROM {search} WHERE {search} MATCH ?) m "
+        f"JOIN {table('history_sessions')} h ON h.id = m.rid JOIN {table('sessions')} s ON s.id = h.session_id "
+        f"WHERE h.scope = ? AND {_LIVE} ORDER BY m.score DESC, h.id LIMIT ?",
+        [expression, project, limit],
+    )
+    return [r["session_id"] for r in rows]
+
+
+def _postgres_sessions(sql: Sql, terms: list[str], project: str, limit: int) -> list[str]:
+    rows = sql.rows(
+        f"SELECT h.session_id, ts_rank(h.document, q.query) AS score "
+        f"FROM {table('history_sessions')} h JOIN {table('sessions')} s ON s.id = h.session_id, "
+        "websearch_to_tsquery('english', ?) AS q(query) "
+        f"WHERE h.document @@ q.query AND h.scope = ? AND {_LIVE} ORDER BY score DESC, h.id LIMIT ?",
+        [" or ".join(terms), project, limit],
+        planned_per_call=True,
+    )
+    return [r["session_id"] for r in rows]
+
+
+def _best_in(sql: Sql, dialect: str, terms: list[str], sessions: list[str]) -> dict[str, dict[str, Any]]:
+    """Of each of these sessions, the excerpt the words rank best."""
+    marks = ", ".join("?" for _ in sessions)
+    if dialect == "sqlite":
+        search = table("excerpt_search")
+        rows = sql.rows(
+            f"SELECT {_SHOWN}, m.score FROM (SELECT rowid AS rid, -bm25({search}) AS score FROM {search} WHERE {search} MATCH ?) m "
+            f"JOIN {table('excerpts')} e ON e.id = m.rid JOIN {table('sessions')} s ON s.id = e.session_id "
+            f"WHERE e.session_id IN ({marks}) ORDER BY m.score DESC, e.id",
+            [" OR ".join(f'"{t}"' for t in terms), *sessions],
+        )
+    else:
+        rows = sql.rows(
+            f"SELECT {_SHOWN}, ts_rank(e.document, q.query) AS score "
+            f"FROM {table('excerpts')} e JOIN {table('sessions')} s ON s.id = e.session_id, websearch_to_tsquery('english', ?) AS q(query) "
+            f"WHERE e.document @@ q.query AND e.session_id IN ({marks}) ORDER BY score DESC, e.id",
+            [" or ".join(terms), *sessions],
+        )
+    best: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        best.setdefault(r["session_id"], r)
+    return best
+
+
+class ViewRecall:
+    """``domain.recall.RecallReads`` over the views: excerpts by words and reference, texts by meaning."""
+
+    def __init__(self, view: MemoryView, embed_query: QueryEmbedder | None, why_not: str, position: Callable[[], int], index: VectorIndex) -> None:
+        self.view = view
+        self._embed_query = embed_query
+        self._why_not = why_not
+        self._position = position
+        self._index = index
+
+    @property
+    def semantic(self) -> str:
+        """"" when search ranks by meaning too, else the reason it does not."""
+        return "" if self._embed_query is not None else self._why_not
+
+    def excerpt_matches(self, query: str, project: str, limit: int) -> list[ExcerptHit]:
+        """Excerpts of ``project`` holding any word of ``query``, best first."""
+        terms = query_terms(query)
+        if not terms or limit <= 0:
+            return []
+        run = _sqlite_matches if self.view.dialect == "sqlite" else _postgres_matches
+        with self.view.reading() as sql:
+            return [_hit(r) for r in run(sql, terms, project, limit)]
+
+    def chat_matches(self, query: str, project: str, limit: int) -> list[ExcerptHit]:
+        """``project``'s sessions ranked by the words of ``query`` over their whole text, each as its best excerpt."""
+        terms = query_terms(query)
+        if not terms or limit <= 0:
+            return []
+        run = _sqlite_sessions if self.view.dialect == "sqlite" else _postgres_sessions
+        with self.view.reading() as sql:
+            sessions = run(sql, terms, project, limit)
+            best = _best_in(sql, self.view.dialect, terms, sessions) if sessions else {}
+        return [_hit(best[s]) for s in sessions if s in best]
+
+    def nearest(self, query: str, project: str, limit: int, *, items: bool, excerpts: bool) -> list[tuple[str, str, float]]:
+        """The stored texts of ``project`` (and user-wide items) nearest ``query`` by meaning."""
+        if self._embed_query is None or not query.strip():
+            return []
+        vector = self._embed_query(query)
+        if vector is None:
+            return []
+        with self.view.reading() as sql:
+            found = self._index.nearest(sql, project, self._position(), vector, limit, items=items, excerpts=excerpts)
+        return [(n.kind, n.ref, n.similarity) for n in found]
+
+    def excerpts(self, ids: Sequence[int], project: str) -> dict[int, ExcerptHit]:
+        """These excerpts, when ``project``'s and their session is live."""
+        if not ids:
+            return {}
+        marks = ", ".join("?" for _ in ids)
+        with self.view.reading() as sql:
+            rows = sql.rows(
+                f"SELECT {_SHOWN} FROM {table('excerpts')} e JOIN {table('sessions')} s ON s.id = e.session_id "
+                f"WHERE e.id IN ({marks}) AND e.scope = ? AND {_LIVE}",
+                [*ids, project],
+            )
+        return {int(r["id"]): _hit(r) for r in rows}
+
+    def session_excerpts(self, native_id: str, project: str, first: int, last: int) -> list[ExcerptHit]:
+        """Excerpts ``first``..``last`` of the session the agent calls ``native_id``, when ``project``'s."""
+        with self.view.reading() as sql:
+            rows = sql.rows(
+                f"SELECT {_SHOWN} FROM {table('excerpts')} e JOIN {table('sessions')} s ON s.id = e.session_id "
+                f"WHERE s.native_id = ? AND e.scope = ? AND e.n BETWEEN ? AND ? AND {_LIVE} ORDER BY e.n",
+                [native_id, project, first, last],
+            )
+        return [_hit(r) for r in rows]
