@@ -1,0 +1,178 @@
+"""Dense text embeddings for hybrid search: a small seam, one packaged model by default.
+
+An :class:`Embedder` turns texts into float32 rows of unit length, so a dot
+product is the cosine similarity. :func:`load_embedder` gives the default model
+(or one picked by name), loaded once per process; when its package is missing
+it gives ``None`` and :func:`unavailable_reason` says why, so search can stay
+lexical and say so in one line.
+
+The default is WordLlama's ``l2_supercat`` static model (MIT): the ``wordllama``
+wheel ships its weights (32k tokens × 256, fp16) and its tokenizer, so nothing
+is fetched at run time. A static model embeds a text as the mean of its tokens'
+rows: no network, no GPU, about a millisecond a query. The files are read
+straight from the installed package: importing ``wordllama`` itself costs
+~0.25 s (pydantic configs, requests) and resets the root logger to INFO, and
+its loader looks for the bundled tokenizer in the wrong folder and then tries
+to download it.
+
+Other models are plugins in the style of simonw/llm: a package declares an
+entry point in the ``mnemolog.embedders`` group whose object is a
+zero-argument callable returning an :class:`Embedder` (or raising
+``ModuleNotFoundError``/:class:`EmbedderUnavailable` when it cannot load).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = [
+    "DEFAULT_EMBEDDER",
+    "ENTRY_POINT_GROUP",
+    "Embedder",
+    "EmbedderUnavailable",
+    "StaticEmbedder",
+    "known_embedders",
+    "load_embedder",
+    "unavailable_reason",
+]
+
+DEFAULT_EMBEDDER = "wordllama-l2-supercat"
+ENTRY_POINT_GROUP = "mnemolog.embedders"
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """A text embedding model: ``embed`` returns one float32, L2-normalised row per text."""
+
+    name: str
+    dimensions: int
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """The texts' vectors, shape ``(len(texts), dimensions)``, float32, rows of unit length."""
+        ...
+
+
+class EmbedderUnavailable(Exception):
+    """A model that cannot be loaded here (its package or files are missing); the message says why."""
+
+
+class StaticEmbedder:
+    """A static (bag-of-tokens) model: a text is the normalised mean of its tokens' rows.
+
+    ``tokenizer`` is a ``tokenizers.Tokenizer``; ``table`` a float32 array of
+    shape ``(vocabulary, dimensions)``. A text with no token (the empty string)
+    gets a zero row: it matches nothing rather than everything.
+    """
+
+    def __init__(self, name: str, tokenizer: object, table: np.ndarray) -> None:
+        self.name = name
+        self.dimensions = int(table.shape[1])
+        self._tokenizer = tokenizer
+        self._table = table
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """The texts' vectors, shape ``(len(texts), dimensions)``, float32, rows of unit length."""
+        import numpy as np
+
+        if not texts:
+            return np.zeros((0, self.dimensions), dtype=np.float32)
+        encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)  # type: ignore[attr-defined]
+        lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(encodings))
+        ids = np.fromiter((i for e in encodings for i in e.ids), dtype=np.int64, count=int(lengths.sum()))
+        np.clip(ids, 0, self._table.shape[0] - 1, out=ids)
+        # One gather and one segmented sum for the whole batch: no padding to the longest text.
+        sums = np.zeros((len(encodings), self.dimensions), dtype=np.float32)
+        nonempty = lengths > 0
+        if ids.size:
+            starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))[nonempty]
+            sums[nonempty] = np.add.reduceat(self._table[ids], starts, axis=0)
+        norms = np.linalg.norm(sums, axis=1, keepdims=True)
+        np.divide(sums, norms, out=sums, where=norms > 0)
+        return sums
+
+
+def _package_folder(distribution: str, module: str) -> Path:
+    """The installed folder of ``module`` without running its ``__init__``."""
+    import importlib.util
+
+    spec = importlib.util.find_spec(module)
+    if spec is None or not spec.submodule_search_locations:
+        raise EmbedderUnavailable(f"the {distribution} package is not installed (pip install {distribution})")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def _wordllama_l2_supercat() -> Embedder:
+    """WordLlama l2_supercat, 256 dimensions, from the files the ``wordllama`` wheel ships."""
+    folder = _package_folder("wordllama", "wordllama")
+    weights = folder / "weights" / "l2_supercat_256.safetensors"
+    vocabulary = folder / "tokenizers" / "l2_supercat_tokenizer_config.json"
+    for path in (weights, vocabulary):
+        if not path.is_file():
+            raise EmbedderUnavailable(f"the wordllama package has no {path.name} (reinstall wordllama)")
+    import numpy as np
+    from safetensors.numpy import load_file
+    from tokenizers import Tokenizer
+
+    table = np.ascontiguousarray(load_file(str(weights))["embedding.weight"], dtype=np.float32)
+    tokenizer = Tokenizer.from_file(str(vocabulary))
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    return StaticEmbedder(DEFAULT_EMBEDDER, tokenizer, table)
+
+
+_BUILT_IN: dict[str, Callable[[], Embedder]] = {
+    DEFAULT_EMBEDDER: _wordllama_l2_supercat,
+}
+
+
+def known_embedders() -> list[str]:
+    """The names :func:`load_embedder` accepts: the built-in ones, then installed plugins."""
+    from importlib.metadata import entry_points
+
+    plugins = sorted(ep.name for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name not in _BUILT_IN)
+    return [*_BUILT_IN, *plugins]
+
+
+def _factory(name: str) -> Callable[[], Embedder]:
+    if name in _BUILT_IN:
+        return _BUILT_IN[name]
+    from importlib.metadata import entry_points
+
+    for entry in entry_points(group=ENTRY_POINT_GROUP, name=name):
+        try:
+            factory: Callable[[], Embedder] = entry.load()
+        except ImportError as error:
+            raise EmbedderUnavailable(f"the plugin for embedding model {name!r} does not import: {error}") from error
+        return factory
+    raise EmbedderUnavailable(f"unknown embedding model {name!r} (known: {', '.join(known_embedders())})")
+
+
+@cache
+def _load(name: str) -> tuple[Embedder | None, str | None]:
+    try:
+        embedder = _factory(name)()
+    except EmbedderUnavailable as error:
+        return None, str(error)
+    except ModuleNotFoundError as error:
+        return None, f"embedding model {name!r} needs the {error.name or 'missing'} package, which is not installed"
+    return embedder, None
+
+
+def load_embedder(name: str | None = None) -> Embedder | None:
+    """The embedding model called ``name`` (the packaged default when None), loaded once per process.
+
+    Returns None, never raises, when it cannot be loaded here; then
+    :func:`unavailable_reason` tells why in one line.
+    """
+    return _load(name or DEFAULT_EMBEDDER)[0]
+
+
+def unavailable_reason(name: str | None = None) -> str | None:
+    """Why :func:`load_embedder` gives None for ``name`` (one line), or None when the model loads."""
+    return _load(name or DEFAULT_EMBEDDER)[1]

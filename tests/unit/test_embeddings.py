@@ -1,0 +1,125 @@
+"""The embedding seam with the real packaged weights (wordllama's wheel ships them; nothing is faked)."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from mnemolog.adapters import embeddings
+from mnemolog.adapters.embeddings import (
+    DEFAULT_EMBEDDER,
+    Embedder,
+    load_embedder,
+    unavailable_reason,
+)
+
+
+@pytest.fixture
+def model() -> Embedder:
+    embedder = load_embedder()
+    assert embedder is not None, unavailable_reason()
+    return embedder
+
+
+def similarity(model: Embedder, a: str, b: str) -> float:
+    va, vb = model.embed([a, b])
+    return float(va @ vb)
+
+
+@pytest.mark.parametrize(
+    ("said", "close", "unrelated"),
+    [
+        (
+            "the deploy failed because the database migration timed out",
+            "the release broke: the schema change on postgres took too long",
+            "I had pasta with tomatoes for lunch",
+        ),
+        (
+            "we retry the webhook three times with exponential backoff",
+            "failed callbacks are sent again a few times, waiting longer each time",
+            "the logo should be a darker shade of blue",
+        ),
+        (
+            "passwords are hashed with argon2 before they are stored",
+            "user credentials are kept as salted hashes",
+            "the conference room projector needs a new cable",
+        ),
+    ],
+)
+def test_a_paraphrase_scores_higher_than_an_unrelated_sentence(model: Embedder, said: str, close: str, unrelated: str) -> None:
+    assert similarity(model, said, close) > similarity(model, said, unrelated) + 0.1
+
+
+def test_the_default_model_is_the_packaged_one_and_says_its_size(model: Embedder) -> None:
+    assert model.name == DEFAULT_EMBEDDER
+    assert model.dimensions == 256
+    assert unavailable_reason() is None
+
+
+def test_rows_are_float32_and_of_unit_length(model: Embedder) -> None:
+    texts = ["a", "let's cap the export at 5000 rows", "naïve café — 日本語のテキスト", "word " * 3000]
+    vectors = model.embed(texts)
+    assert vectors.shape == (4, model.dimensions)
+    assert vectors.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+
+
+def test_a_text_embeds_the_same_alone_or_in_a_batch_of_other_lengths(model: Embedder) -> None:
+    texts = ["short", "a much longer sentence about retrying webhooks with backoff", "", "mid length text"]
+    together = model.embed(texts)
+    for i, text in enumerate(texts):
+        np.testing.assert_allclose(together[i], model.embed([text])[0], atol=1e-6)
+
+
+def test_an_empty_text_is_a_zero_row_that_matches_nothing(model: Embedder) -> None:
+    vectors = model.embed(["", "the export is capped"])
+    assert not vectors[0].any()
+    assert float(vectors[0] @ vectors[1]) == 0.0
+
+
+def test_no_texts_give_an_empty_matrix_of_the_model_width(model: Embedder) -> None:
+    vectors = model.embed([])
+    assert vectors.shape == (0, model.dimensions)
+    assert vectors.dtype == np.float32
+
+
+def test_the_model_is_loaded_once_per_process(model: Embedder) -> None:
+    assert load_embedder() is model
+    assert load_embedder(DEFAULT_EMBEDDER) is model
+
+
+def test_an_unknown_model_name_gives_none_and_a_reason_naming_the_choices() -> None:
+    assert load_embedder("no-such-model") is None
+    reason = unavailable_reason("no-such-model")
+    assert reason is not None
+    assert "'no-such-model'" in reason
+    assert DEFAULT_EMBEDDER in reason
+    assert "\n" not in reason
+
+
+def test_a_missing_package_gives_none_and_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "wordllama" else real(name, *a))
+    embeddings._load.cache_clear()
+    try:
+        assert load_embedder() is None
+        assert unavailable_reason() == "the wordllama package is not installed (pip install wordllama)"
+    finally:
+        monkeypatch.undo()
+        embeddings._load.cache_clear()
+    assert load_embedder() is not None
+
+
+def test_loading_the_model_imports_neither_wordllama_nor_touches_logging() -> None:
+    # Importing wordllama costs ~0.25 s and sets the root logger to INFO; the adapter reads its files only.
+    code = (
+        "import logging, sys; from mnemolog.adapters.embeddings import load_embedder;"
+        "e = load_embedder(); e.embed(['x']);"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('wordllama', 'requests', 'torch')),"
+        " logging.getLogger().level, logging.getLogger().handlers)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[] 30 []"
