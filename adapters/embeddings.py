@@ -155,7 +155,7 @@ class MiniLMEmbedder:
         config = json.loads((folder / "config.json").read_text())
         self._heads, self._layers = int(config["num_attention_heads"]), int(config["num_hidden_layers"])
         self.dimensions = int(config["hidden_size"])
-        self._w = {key.removeprefix("bert."): value for key, value in load_file(str(folder / "model.safetensors")).items()}
+        self._w: dict[str, np.ndarray] = {key.removeprefix("bert."): value for key, value in load_file(str(folder / "model.safetensors")).items()}
         self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self._tokenizer.enable_truncation(self.MAX_TOKENS)
         self._tokenizer.enable_padding()
@@ -165,10 +165,11 @@ class MiniLMEmbedder:
 
         mean = x.mean(-1, keepdims=True)
         var = ((x - mean) ** 2).mean(-1, keepdims=True)
-        return (x - mean) / np.sqrt(var + 1e-12) * self._w[key + ".weight"] + self._w[key + ".bias"]
+        normed: np.ndarray = (x - mean) / np.sqrt(var + 1e-12) * self._w[key + ".weight"] + self._w[key + ".bias"]
+        return normed
 
     def _dense(self, x: np.ndarray, key: str) -> np.ndarray:
-        flat = x.reshape(-1, x.shape[-1]) @ self._w[key + ".weight"].T + self._w[key + ".bias"]
+        flat: np.ndarray = x.reshape(-1, x.shape[-1]) @ self._w[key + ".weight"].T + self._w[key + ".bias"]
         return flat.reshape(*x.shape[:-1], -1)
 
     def _forward(self, texts: list[str]) -> np.ndarray:
@@ -199,7 +200,7 @@ class MiniLMEmbedder:
             inner = self._dense(x, key + "intermediate.dense")
             inner = 0.5 * inner * (1 + np.tanh(np.float32(0.7978845608) * (inner + np.float32(0.044715) * inner * inner * inner)))
             x = self._norm(x + self._dense(inner, key + "output.dense"), key + "output.LayerNorm")
-        pooled = (x * mask[..., None]).sum(1) / mask.sum(1, keepdims=True)
+        pooled: np.ndarray = (x * mask[..., None]).sum(1) / mask.sum(1, keepdims=True)
         return pooled.astype(np.float32)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
