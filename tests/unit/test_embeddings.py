@@ -133,3 +133,22 @@ def test_loading_the_model_imports_neither_wordllama_nor_touches_logging() -> No
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[] 30 []"
+
+
+def test_the_vectors_are_the_ones_wordllama_itself_computes() -> None:
+    # In a child process: importing wordllama reconfigures the root logger.
+    code = """
+import numpy as np
+from tokenizers import Tokenizer
+from wordllama import WordLlamaInference
+import importlib.util, pathlib
+from mnemolog.adapters.embeddings import load_embedder
+e = load_embedder()
+texts = ["let's cap the export at 5000 rows", "how big may a download get before it is cut off", "Ünïcode — 日本語", "x " * 500]
+folder = pathlib.Path(importlib.util.find_spec("wordllama").origin).parent
+vocabulary = folder / "tokenizers" / "l2_supercat_tokenizer_config.json"
+theirs = WordLlamaInference(e._table, Tokenizer.from_file(str(vocabulary))).embed(texts, norm=True)
+print(float(np.abs(theirs - e.embed(texts)).max()))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert float(out) < 1e-6
