@@ -6,7 +6,11 @@ per-query embed time (p50/p95 over 200 short queries), the batch throughput on
 ~300-character texts, the vector size, and recall@5 of cosine similarity on a
 paraphrase probe: 40 decisions said in a dev chat, each with a later question
 that shares no content word with it, among 200 distractor lines about the same
-kind of code. BM25 over the same texts is printed as the lexical baseline.
+kind of code. BM25 over the same texts is printed as the lexical baseline. The
+last two columns do the same with the eval's decision corpus
+(tests/evals/decisions/expectations.toml, written by others): each decision's
+``said`` line among the same distractors, asked by its ``paraphrase`` and by its
+``question`` (the bug report a later session starts from).
 
 Candidates:
 - ``wordllama-l2-supercat`` (the default of adapters/embeddings.py; MIT, weights in the wheel);
@@ -27,6 +31,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -280,6 +285,17 @@ def long_texts(count: int = 300) -> list[str]:
     return texts
 
 
+def decision_corpus() -> list[dict[str, str]]:
+    """The eval's decisions (tests/evals/decisions/expectations.toml): what was said, the question, the paraphrase."""
+    import tomllib
+
+    path = Path(__file__).parents[1] / "evals" / "decisions" / "expectations.toml"
+    if not path.is_file():
+        return []
+    data = tomllib.loads(path.read_text())
+    return [d for project in data["projects"] for d in project["decisions"]]
+
+
 def main() -> None:
     """Print the recall/latency table for every installed candidate."""
     corpus = [d for d, _ in PAIRS] + distractors()
@@ -295,13 +311,25 @@ def main() -> None:
     print(f"BM25 recall@5: {recall_at_5(bm25_ranking(questions, corpus)):.2f}")
     print()
     print(f"import numpy alone (baseline, same machine, same run): {load_seconds('numpy') * 1000:.0f} ms")
+    decisions = decision_corpus()
+    said = [d["said"] for d in decisions] + distractors()
+    asks = {kind: [d[kind] for d in decisions] for kind in ("paraphrase", "question")}
+    if decisions:
+        print(
+            f"eval decisions: {len(decisions)} 'said' lines + the 200 distractors; BM25 recall@5"
+            f" paraphrase {recall_at_5(bm25_ranking(asks['paraphrase'], said)):.2f},"
+            f" question {recall_at_5(bm25_ranking(asks['question'], said)):.2f}"
+        )
     print()
-    print("| model | dims | import+load | query p50 | query p95 | batch (300-char texts/s) | recall@5 |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+    print(
+        "| model | dims | import+load | query p50 | query p95 | batch (300-char texts/s) | recall@5"
+        " | eval paraphrase@5 | eval question@5 |"
+    )
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for name in CANDIDATES:
         embed = load_candidate(name)
         if embed is None:
-            print(f"| {name} | not installed | | | | | |")
+            print(f"| {name} | not installed | | | | | | | |")
             continue
         loaded = load_seconds(name)
         embed(["warm up"])
@@ -318,9 +346,16 @@ def main() -> None:
         ranked = np.argsort(-(asked @ vectors.T), axis=1, kind="stable")
         p50 = per_query[len(per_query) // 2] * 1000
         p95 = per_query[int(len(per_query) * 0.95)] * 1000
+        evals = ["", ""]
+        if decisions:
+            rows = embed(said)
+            evals = [
+                f"{recall_at_5(np.argsort(-(embed(asks[kind]) @ rows.T), axis=1, kind='stable')):.2f}"
+                for kind in ("paraphrase", "question")
+            ]
         print(
             f"| {name} | {vectors.shape[1]} | {loaded * 1000:.0f} ms | {p50:.2f} ms | {p95:.2f} ms"
-            f" | {throughput:,.0f} | {recall_at_5(ranked):.2f} |"
+            f" | {throughput:,.0f} | {recall_at_5(ranked):.2f} | {evals[0]} | {evals[1]} |"
         )
 
 
