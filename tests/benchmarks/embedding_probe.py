@@ -10,7 +10,9 @@ kind of code. BM25 over the same texts is printed as the lexical baseline. The
 last two columns do the same with the eval's decision corpus
 (tests/evals/decisions/expectations.toml, written by others): each decision's
 ``said`` line among the same distractors, asked by its ``paraphrase`` and by its
-``question`` (the bug report a later session starts from).
+``question`` (the bug report a later session starts from); in brackets, the
+dense ranking fused with BM25's (reciprocal-rank fusion, k = 60): a preview with
+this naive BM25 (stop words count), not mnemolog's search.
 
 Candidates:
 - ``wordllama-l2-supercat`` (the default of adapters/embeddings.py; MIT, weights in the wheel);
@@ -256,8 +258,8 @@ def recall_at_5(ranked: np.ndarray) -> float:
     return float(np.mean([i in row[:5] for i, row in enumerate(ranked)]))
 
 
-def bm25_ranking(questions: list[str], corpus: list[str], k1: float = 1.2, b: float = 0.75) -> np.ndarray:
-    """BM25 over lower-cased words, the lexical baseline."""
+def bm25_scores(questions: list[str], corpus: list[str], k1: float = 1.2, b: float = 0.75) -> np.ndarray:
+    """BM25 over lower-cased words, the lexical baseline: one row of scores per question."""
     docs = [re.findall(r"[a-z0-9]+", d.lower()) for d in corpus]
     avg = sum(map(len, docs)) / len(docs)
     df = Counter(w for d in docs for w in set(d))
@@ -269,6 +271,19 @@ def bm25_ranking(questions: list[str], corpus: list[str], k1: float = 1.2, b: fl
             for di, tf in enumerate(tfs):
                 if w in tf:
                     scores[qi, di] += idf[w] * tf[w] * (k1 + 1) / (tf[w] + k1 * (1 - b + b * len(docs[di]) / avg))
+    return scores
+
+
+def bm25_ranking(questions: list[str], corpus: list[str]) -> np.ndarray:
+    """Document indices best first by BM25 (texts without a shared word last, in corpus order)."""
+    return np.argsort(-bm25_scores(questions, corpus), axis=1, kind="stable")
+
+
+def fused(dense: np.ndarray, lexical: np.ndarray, k: int = 60) -> np.ndarray:
+    """Reciprocal-rank fusion of a dense ranking and BM25 scores (only texts BM25 matched count for it)."""
+    dense_rank = np.argsort(dense, axis=1)
+    lexical_rank = np.argsort(np.argsort(-lexical, axis=1, kind="stable"), axis=1)
+    scores = 1.0 / (k + 1 + dense_rank) + np.where(lexical > 0, 1.0 / (k + 1 + lexical_rank), 0.0)
     return np.argsort(-scores, axis=1, kind="stable")
 
 
@@ -349,10 +364,11 @@ def main() -> None:
         evals = ["", ""]
         if decisions:
             rows = embed(said)
-            evals = [
-                f"{recall_at_5(np.argsort(-(embed(asks[kind]) @ rows.T), axis=1, kind='stable')):.2f}"
-                for kind in ("paraphrase", "question")
-            ]
+            evals = []
+            for kind in ("paraphrase", "question"):
+                dense = np.argsort(-(embed(asks[kind]) @ rows.T), axis=1, kind="stable")
+                hybrid = fused(dense, bm25_scores(asks[kind], said))
+                evals.append(f"{recall_at_5(dense):.2f} (hybrid {recall_at_5(hybrid):.2f})")
         print(
             f"| {name} | {vectors.shape[1]} | {loaded * 1000:.0f} ms | {p50:.2f} ms | {p95:.2f} ms"
             f" | {throughput:,.0f} | {recall_at_5(ranked):.2f} | {evals[0]} | {evals[1]} |"
