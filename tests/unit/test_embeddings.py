@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -152,3 +153,27 @@ print(float(np.abs(theirs - e.embed(texts)).max()))
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert float(out) < 1e-6
+
+
+def test_a_model_from_an_installed_plugin_is_loaded_by_its_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "tiny_embedder.py").write_text(
+        "import numpy as np\n"
+        "class Tiny:\n"
+        "    name = 'tiny'\n"
+        "    dimensions = 2\n"
+        "    def embed(self, texts):\n"
+        "        return np.tile(np.array([[0.6, 0.8]], dtype=np.float32), (len(texts), 1))\n"
+    )
+    info = tmp_path / "tiny_embedder-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: tiny-embedder\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[mnemolog.embedders]\ntiny = tiny_embedder:Tiny\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    embeddings._load.cache_clear()
+    try:
+        assert "tiny" in embeddings.known_embedders()
+        tiny = load_embedder("tiny")
+        assert tiny is not None and tiny.name == "tiny"
+        assert tiny.embed(["a", "b"]).shape == (2, 2)
+    finally:
+        embeddings._load.cache_clear()
