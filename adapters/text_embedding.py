@@ -35,13 +35,13 @@ class TextEmbedding:
                     self._reason = "search ranks by words only: embedding_model is 'none'"
                 else:
                     try:
-                        from mnemolog.adapters.embeddings import load_embedder, unavailable
+                        from mnemolog.adapters.embeddings import load_embedder, unavailable_reason
                     except ImportError as error:
                         self._reason = f"search ranks by words only: no embedding models ({error})"
                     else:
                         self._model = load_embedder(None if self.name == "default" else self.name)
                         if self._model is None:
-                            self._reason = f"search ranks by words only: {unavailable(self.name)}"
+                            self._reason = f"search ranks by words only: {unavailable_reason(None if self.name == 'default' else self.name)}"
             return self._model
 
     @property
