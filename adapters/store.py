@@ -138,7 +138,8 @@ class Store:
         self.reads()
         embedding = _embedding(self.settings)
         embed_query = embedding.embed_query if embedding.model() is not None else None
-        return ViewRecall(self.view, embed_query, embedding.reason, lambda: self.view.position(self.app.name), _vector_index())
+        position = lambda: self.view.position(self.app.name)  # noqa: E731
+        return ViewRecall(self.view, embed_query, embedding.reason, position, _vector_index(), embedding.fusion_weight)
 
     def log_position(self) -> int:
         """The notification id of the log's last event (0: empty)."""

@@ -14,6 +14,9 @@ import threading
 from typing import Any
 
 OFF = "none"
+# How much a rank by meaning counts in search, against a rank by words, per model: measured on the decision
+# corpus (docs/recall.md). A model not listed (a plugin) counts as much as the words.
+FUSION_WEIGHTS = {"wordllama-l2-supercat": 0.25, "all-minilm-l6-v2": 1.0}
 
 
 class TextEmbedding:
@@ -49,6 +52,12 @@ class TextEmbedding:
         """Why search ranks by words only ("" when the model is there)."""
         self.model()
         return self._reason
+
+    @property
+    def fusion_weight(self) -> float:
+        """How much this model's ranks count in search (``FUSION_WEIGHTS``)."""
+        model = self.model()
+        return FUSION_WEIGHTS.get(getattr(model, "name", ""), 1.0)
 
     def embed_texts(self, texts: list[str]) -> list[str | None]:
         """Each text's vector, as the views store it (None each without a model)."""

@@ -109,6 +109,32 @@ def search(
         console.print(f"    {body[:300]}", highlight=False, markup=False, soft_wrap=True)
 
 
+def _show_excerpt(reference: str, project: str, json_out: bool) -> None:
+    """``show history:<session>:<n>``: the excerpt with the ones around it."""
+    from mnemolog.domain.services.recall import read_excerpt
+    from rich.markup import escape
+
+    with store() as s:
+        excerpts = read_excerpt(s.recall(), s.matcher(), reference, project)
+    if excerpts is None:
+        raise UserError(f"no history excerpt {escape(reference)} in {project}", Exit.NOT_FOUND)
+    wanted = reference.strip().strip("[]").strip()
+    if json_out:
+        emit_json({
+            "excerpt": next(e.as_dict() for e in excerpts if e.reference() == wanted),
+            "around": [e.as_dict() for e in excerpts if e.reference() != wanted],
+        })
+        return
+    for excerpt in excerpts:
+        first, last = excerpt.first_line, excerpt.last_line
+        lines = f":{first}-{last}" if first is not None else ""
+        mark = ">>" if excerpt.reference() == wanted else "  "
+        date = excerpt.date.date().isoformat() if excerpt.date else "?"
+        console.print(f"{mark} {excerpt.reference()}  {excerpt.agent}  {date}  {excerpt.path}{lines}", highlight=False, markup=False)
+        for line in excerpt.text.splitlines():
+            console.print(f"     {line}", highlight=False, markup=False, soft_wrap=True)
+
+
 def _skill_lines(skill: dict[str, Any] | None) -> list[str]:
     """A skill's name, numbered steps and what it relies on, as show prints them."""
     if not skill:
@@ -123,7 +149,7 @@ def _skill_lines(skill: dict[str, Any] | None) -> list[str]:
 
 
 def show(
-    item: str = typer.Argument(..., help="An item id or a unique prefix of one (as list and search print it), or [item:<id>]."),
+    item: str = typer.Argument(..., help="An item id or a unique prefix of one (as list and search print it), [item:<id>], or a history excerpt's history:<session>:<n>."),
     cwd: Path | None = CWD,
     project_key: str | None = PROJECT,
     json_out: bool = JSON,
@@ -134,6 +160,9 @@ def show(
     from rich.markup import escape
 
     project = _scope(cwd, project_key)
+    if item.strip().strip("[]").startswith("history:"):
+        _show_excerpt(item, project, json_out)
+        return
     with store() as s:
         item_id = options.resolve_id(s.reads(), "items", item, project)
         found = read.show(s.reads(), s.matcher(), str(item_id), project)

@@ -97,6 +97,8 @@ class Recall:
 class RecallReads(Protocol):
     """The history excerpts and the embedding index (``projections/recall_reads.py``)."""
 
+    meaning_weight: float  # how much a rank by meaning counts against one by words (the model's)
+
     @property
     def semantic(self) -> str:
         """"" when search can rank by meaning, else why not (no model installed, none chosen)."""
@@ -130,6 +132,7 @@ class RecallCandidate:
     score: float = 0.0
     found_by: set[str] = field(default_factory=set)
     similarity: float = 0.0
+    best_rank: int = 0  # the best rank the lists that chose its shown excerpt gave it
 
 
 def fuse(
@@ -139,32 +142,52 @@ def fuse(
     chat_words: Sequence[str] = (),
     *,
     item_weight: float = 1.0,
+    meaning_weight: float = 1.0,
+    session_of: Mapping[str, str] | None = None,
 ) -> list[RecallCandidate]:
-    """The candidates of the lists by fused reciprocal rank, before recency and per-session limits.
+    """The candidates of the lists by fused reciprocal rank, before recency.
 
     ``chat_words`` are excerpts standing for their whole session (the best one of each session the words rank);
-    ``item_weight`` scales what ``item_words`` add (less when they matched only some words).
+    ``item_weight`` scales what ``item_words`` add (less when they matched only some words), ``meaning_weight``
+    what ``meaning`` adds (the embedding model's strength against the words). Excerpts of one
+    session (``session_of``: excerpt ref -> session) are one candidate, shown by the excerpt a list ranked
+    best, so that words finding a chat and meaning finding one of its turns add up; each list counts a
+    session once, at its best rank. The excerpt shown is the one the words ranked best (they hold what was
+    asked), else the one nearest by meaning.
     """
+    sessions = session_of or {}
     found: dict[tuple[str, str], RecallCandidate] = {}
 
     def add(kind: Literal["item", "excerpt"], ref: str, rank: int, how: str, similarity: float = 0.0, weight: float = 1.0) -> None:
-        candidate = found.setdefault((kind, ref), RecallCandidate(kind, ref))
+        key = (kind, sessions.get(ref, ref) if kind == "excerpt" else ref)
+        candidate = found.get(key)
+        if candidate is None:
+            candidate = found[key] = RecallCandidate(kind, ref, best_rank=rank)
+        elif how == "words" and (("meaning" in candidate.found_by and "words" not in candidate.found_by) or rank < candidate.best_rank):
+            candidate.ref, candidate.best_rank = ref, rank  # the words' excerpt shows: it holds what was asked
         candidate.score += weight / (K + rank)
         candidate.found_by.add(how)
         candidate.similarity = max(candidate.similarity, similarity)
 
-    for rank, ref in enumerate(item_words, start=1):
-        add("item", ref, rank, "words", weight=item_weight)
-    for rank, ref in enumerate(excerpt_words, start=1):
-        add("excerpt", ref, rank, "words")
-    for rank, ref in enumerate(chat_words, start=1):
-        add("excerpt", ref, rank, "words")
-    ranks = {"item": 0, "excerpt": 0}
-    for kind, ref, similarity in meaning:
-        if kind not in ranks:
-            continue
-        ranks[kind] += 1
-        add("item" if kind == "item" else "excerpt", ref, ranks[kind], "meaning", similarity)
+    def add_list(kind: Literal["item", "excerpt"], refs: Sequence[str], how: str, weight: float = 1.0) -> None:
+        seen: set[str] = set()
+        for ref in refs:
+            key = sessions.get(ref, ref) if kind == "excerpt" else ref
+            if key not in seen:
+                seen.add(key)
+                add(kind, ref, len(seen), how, weight=weight)
+
+    add_list("item", item_words, "words", item_weight)
+    add_list("excerpt", excerpt_words, "words")
+    add_list("excerpt", chat_words, "words")
+    for kind in ("item", "excerpt"):
+        seen: set[str] = set()
+        for side, ref, similarity in meaning:
+            key = sessions.get(ref, ref) if side == "excerpt" else ref
+            if side != kind or key in seen:
+                continue
+            seen.add(key)
+            add(kind, ref, len(seen), "meaning", similarity, meaning_weight)
     return [c for c in found.values() if "words" in c.found_by or c.similarity >= FLOOR]
 
 
@@ -206,12 +229,13 @@ def order(
                 continue
             sessions.add(excerpt.session_id)
             hits.append(RecallHit("excerpt", round(relevance(c), 6), excerpt=excerpt, found_by=tuple(sorted(c.found_by))))
-        if len(hits) >= limit:
+        if len(hits) >= LOOK_FURTHER * limit:
             break
-    return supersede(hits)
+    return supersede(hits)[:limit]
 
 
-SAME_SUBJECT = 0.2  # the share of content words two excerpts must have in common to be about one subject
+LOOK_FURTHER = 3  # hits looked at for a later chat on an earlier one's subject, per hit returned
+SAME_SUBJECT = 0.125  # the share of content words two excerpts must have in common to be about one subject
 _WORD = re.compile(r"[^\W\d_]{4,}", re.UNICODE)
 
 

@@ -124,8 +124,17 @@ def _best_in(sql: Sql, dialect: str, terms: list[str], sessions: list[str]) -> d
 class ViewRecall:
     """``domain.recall.RecallReads`` over the views: excerpts by words and reference, texts by meaning."""
 
-    def __init__(self, view: MemoryView, embed_query: QueryEmbedder | None, why_not: str, position: Callable[[], int], index: VectorIndex) -> None:
+    def __init__(
+        self,
+        view: MemoryView,
+        embed_query: QueryEmbedder | None,
+        why_not: str,
+        position: Callable[[], int],
+        index: VectorIndex,
+        meaning_weight: float = 1.0,
+    ) -> None:
         self.view = view
+        self.meaning_weight = meaning_weight
         self._embed_query = embed_query
         self._why_not = why_not
         self._position = position
@@ -163,8 +172,9 @@ class ViewRecall:
         vector = self._embed_query(query)
         if vector is None:
             return []
+        position = self._position()  # before a connection is held: reading the position takes one of its own
         with self.view.reading() as sql:
-            found = self._index.nearest(sql, project, self._position(), vector, limit, items=items, excerpts=excerpts)
+            found = self._index.nearest(sql, project, position, vector, limit, items=items, excerpts=excerpts)
         return [(n.kind, n.ref, n.similarity) for n in found]
 
     def excerpts(self, ids: Sequence[int], project: str) -> dict[int, ExcerptHit]:

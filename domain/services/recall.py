@@ -71,7 +71,7 @@ def recall(
 
     candidates = fuse(
         [str(h.item.item_id) for h in item_hits], [], meaning, [str(e.excerpt_id) for e in chat_hits],
-        item_weight=PARTIAL if partial else 1.0,
+        item_weight=PARTIAL if partial else 1.0, meaning_weight=history.meaning_weight, session_of={ref: str(e.session_id) for ref, e in excerpts.items()},
     )
     return Recall(tuple(order(candidates, items, excerpts, limit)), history.semantic)
 

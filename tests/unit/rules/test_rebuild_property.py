@@ -329,7 +329,7 @@ def test_incremental_views_equal_a_rebuild(steps: list[tuple[str, int, int]]) ->
             step(world, op, a, b)
         incremental = ViewReads(world.store.view).dump()
 
-        fresh = open_sqlite_view(":memory:")
+        fresh = open_sqlite_view(":memory:", embed_texts=world.store.view.embed_texts)  # the same model embeds
         try:
             replayed = rebuild(world.store.app, fresh)
             assert replayed == world.store.app.max_notification_id()
