@@ -188,6 +188,8 @@ class TombstoneRule:
 
 
 _DIGEST_CACHE = 50_000  # windows remembered per matcher (a few MB at most)
+_FOUND_CACHE_CHARS = 32_000_000  # characters of text whose matches a matcher remembers (~64 MB at most)
+_FOUND_CACHE_LONGEST = 8_192  # longer texts (session transcripts) are matched afresh: they are read once
 
 EVERY_PROJECT = None  # the reader of text that every project reads (the shared folder, a user profile)
 
@@ -240,30 +242,61 @@ class Match:
 
 
 class TombstoneMatcher:
-    """Finds and cuts tombstoned values out of text."""
+    """Finds and cuts tombstoned values out of text.
+
+    A matcher is fixed: its key and rules never change, so what it found in a
+    text stays true for that text. It remembers the matches of the (short)
+    texts it read, keyed by the text itself and the reader's scope: reading
+    the same item again costs a lookup, an edited item is a new text, and a
+    tombstone placed or lifted makes a new matcher (``Store.matcher`` keeps
+    one while the tombstones in force stay the same).
+    """
 
     def __init__(self, key: bytes, rules: Iterable[TombstoneRule]) -> None:
         self.key = key
         self.rules = tuple(rules)
-        self._digests: dict[str, str] = {}  # window -> keyed hash: a text repeats its windows, hashing is the cost
+        self._keyed = hmac.new(key, digestmod=hashlib.sha256)  # keyed once: each window copies it
+        self._digests: dict[str, bytes] = {}  # window -> keyed hash: a text repeats its windows, hashing is the cost
+        self._reaching: dict[str | None, dict[int, dict[bytes, UUID]]] = {}  # reader scope -> width -> digest -> tombstone
+        self._found: dict[tuple[str | None, str], tuple[Match, ...]] = {}  # (reader scope, text) -> its matches
+        self._found_chars = 0
 
-    def _digest(self, window: str) -> str:
-        digest = self._digests.get(window)
-        if digest is None:
-            if len(self._digests) >= _DIGEST_CACHE:
-                self._digests.clear()
-            digest = self._digests[window] = hmac.digest(self.key, window.encode(), hashlib.sha256).hex()
-        return digest
+    def same_as(self, key: bytes, rules: Sequence[TombstoneRule]) -> bool:
+        """True when this matcher has ``key`` and exactly ``rules`` (so it may stand for a new one over them)."""
+        return hmac.compare_digest(self.key, key) and self.rules == tuple(rules)
+
+    def _by_width(self, scope: str | None) -> dict[int, dict[bytes, UUID]]:
+        """The tombstones reaching a reader in ``scope``: width -> digest -> tombstone id."""
+        by_width = self._reaching.get(scope)
+        if by_width is None:
+            by_width = {}
+            for rule in self.rules:
+                if reaches(rule.scope, scope):
+                    by_width.setdefault(rule.width, {})[bytes.fromhex(rule.digest)] = rule.tombstone_id
+            self._reaching[scope] = by_width
+        return by_width
 
     def find(self, text: str, scope: str | None) -> list[Match]:
         """Every match in ``text`` of a tombstone that reaches a reader in ``scope``."""
-        rules = [r for r in self.rules if reaches(r.scope, scope)]
-        if not rules or not text:
+        if not self.rules or not text:
+            return []
+        if len(text) > _FOUND_CACHE_LONGEST:
+            return self._find(text, scope)
+        found = self._found.get((scope, text))
+        if found is None:
+            found = tuple(self._find(text, scope))
+            if self._found_chars + len(text) > _FOUND_CACHE_CHARS:
+                self._found.clear()
+                self._found_chars = 0
+            self._found[(scope, text)] = found
+            self._found_chars += len(text)
+        return list(found)
+
+    def _find(self, text: str, scope: str | None) -> list[Match]:
+        by_width = self._by_width(scope)
+        if not by_width:
             return []
         found: list[Match] = []
-        by_width: dict[int, dict[str, UUID]] = {}
-        for rule in rules:
-            by_width.setdefault(rule.width, {})[rule.digest] = rule.tombstone_id
         # Every reading of the text: words broken across lines joined; underscores splitting words
         # (and not, for tombstones placed before they did).
         joins = [False, True] if _BROKEN_WORD.search(text) else [False]
@@ -271,15 +304,48 @@ class TombstoneMatcher:
         for join_lines in joins:
             kept = tokens(text, join_lines=join_lines)  # tokenised once per reading of line breaks
             for toks in (run for split in splits for run in _unmarked_runs(text, _split_at_underscores(kept) if split else kept)):
-                words = [t.text for t in toks]
-                cache = self._digests
-                for width, digests in by_width.items():
-                    for i in range(len(toks) - width + 1):
-                        window = " ".join(words[i : i + width])
-                        hit = digests.get(cache.get(window) or self._digest(window))
-                        if hit is not None:
-                            found.append(Match(hit, toks[i].start, toks[i + width - 1].end))
+                found.extend(self._matches_in(toks, by_width))
         return sorted(set(found), key=lambda m: (m.start, m.end))
+
+    def _matches_in(self, toks: list[Token], by_width: dict[int, dict[bytes, UUID]]) -> list[Match]:
+        """The windows of ``toks`` whose keyed hash is a tombstone's, for every width a tombstone has.
+
+        The windows starting at one word share one keyed hash fed word by word
+        (the hash of ``a b c`` continues that of ``a b``), so a word is fed
+        once per start, not once per width. Single words repeat across texts:
+        their hashes are remembered; longer windows seldom do.
+        """
+        words = [t.text for t in toks]
+        spaced = [b" " + w.encode() for w in words] if max(by_width) > 1 else []  # a word as it continues a window
+        singles = by_width.get(1)
+        longer = sorted((w, d) for w, d in by_width.items() if w > 1)
+        cache = self._digests
+        found: list[Match] = []
+        n = len(words)
+        for i, word in enumerate(words):
+            if singles is not None:
+                digest = cache.get(word)
+                if digest is None:
+                    if len(cache) >= _DIGEST_CACHE:
+                        cache.clear()
+                    digest = cache[word] = hmac.digest(self.key, word.encode(), hashlib.sha256)
+                hit = singles.get(digest)
+                if hit is not None:
+                    found.append(Match(hit, toks[i].start, toks[i].end))
+            if not longer or longer[0][0] > n - i:
+                continue
+            state, fed = self._keyed.copy(), 1
+            state.update(spaced[i][1:])
+            for width, digests in longer:
+                if width > n - i:
+                    break
+                while fed < width:
+                    state.update(spaced[i + fed])
+                    fed += 1
+                hit = digests.get(state.digest())
+                if hit is not None:
+                    found.append(Match(hit, toks[i].start, toks[i + width - 1].end))
+        return found
 
     def contains(self, text: str, scope: str | None) -> bool:
         """True when ``text`` carries a value withheld from a reader in ``scope``."""

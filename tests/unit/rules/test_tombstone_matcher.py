@@ -276,3 +276,16 @@ def test_a_spelled_value_is_found_exactly_when_its_tombstone_reaches_the_reader(
 ) -> None:
     text = data.draw(texts_with(words))
     assert forgetting(" ".join(words), scope).contains(text, reader) is reaches(scope, reader)
+
+
+@FAST
+@given(data=st.data(), values=st.lists(st.lists(WORD, min_size=1, max_size=4), min_size=1, max_size=4))
+def test_a_matcher_asked_again_answers_as_a_new_one_for_each_reader(data: st.DataObject, values: list[list[str]]) -> None:
+    """A matcher remembers what it found in a text: asked again, for any reader in any order, it answers the same."""
+    rules = [rule(" ".join(words), data.draw(SCOPES)) for words in values]
+    kept = matcher(*rules)
+    texts = [data.draw(texts_with(words)) for words in values] + [data.draw(FILLER)]
+    for _ in range(2):
+        for text in texts:
+            for reader in (API, WEB, GLOBAL_SCOPE, EVERY_PROJECT):
+                assert kept.find(text, reader) == matcher(*rules).find(text, reader), (text, reader)
