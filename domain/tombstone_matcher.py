@@ -17,7 +17,8 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple, Protocol
+from functools import cached_property
+from typing import Any, NamedTuple, Protocol
 from uuid import UUID
 
 from mnemolog.domain.item_kinds import GLOBAL_SCOPE
@@ -187,9 +188,38 @@ class TombstoneRule:
     scope: str
 
 
+_BLOCK = 64  # SHA-256's block size, for HMAC's pads
+
+
+class WindowHash:
+    """HMAC-SHA256 (RFC 2104, the bytes ``hmac.digest`` gives) of texts fed word by word.
+
+    Both keyed pads are hashed once per matcher; a window's hash starts from
+    a copy of the inner one, and the hash of ``a b c`` continues that of
+    ``a b`` (hashlib's own objects: half the cost of an ``hmac`` object each).
+    """
+
+    def __init__(self, key: bytes) -> None:
+        padded = (hashlib.sha256(key).digest() if len(key) > _BLOCK else key).ljust(_BLOCK, b"\0")
+        self.inner = hashlib.sha256(bytes(b ^ 0x36 for b in padded))
+        self.outer = hashlib.sha256(bytes(b ^ 0x5C for b in padded))
+
+    def start(self, first: bytes) -> Any:
+        """A hash fed ``first``; feed it more with ``update``, read it with ``digest``."""
+        state = self.inner.copy()
+        state.update(first)
+        return state
+
+    def digest(self, state: Any) -> bytes:
+        """The keyed hash of what ``state`` was fed."""
+        outer = self.outer.copy()
+        outer.update(state.digest())
+        return outer.digest()
+
+
 _DIGEST_CACHE = 50_000  # windows remembered per matcher (a few MB at most)
-_FOUND_CACHE_CHARS = 32_000_000  # characters of text whose matches a matcher remembers (~64 MB at most)
-_FOUND_CACHE_LONGEST = 8_192  # longer texts (session transcripts) are matched afresh: they are read once
+_CLEAN_CACHE_CHARS = 32_000_000  # characters of clean text a matcher remembers (~64 MB at most)
+_CLEAN_CACHE_LONGEST = 8_192  # longer texts (session transcripts) are matched afresh: they are read once
 
 EVERY_PROJECT = None  # the reader of text that every project reads (the shared folder, a user profile)
 
@@ -244,22 +274,26 @@ class Match:
 class TombstoneMatcher:
     """Finds and cuts tombstoned values out of text.
 
-    A matcher is fixed: its key and rules never change, so what it found in a
-    text stays true for that text. It remembers the matches of the (short)
-    texts it read, keyed by the text itself and the reader's scope: reading
-    the same item again costs a lookup, an edited item is a new text, and a
-    tombstone placed or lifted makes a new matcher (``Store.matcher`` keeps
-    one while the tombstones in force stay the same).
+    A matcher is fixed: its key and rules never change, so a text it found
+    clean for a reader stays clean. It remembers the (short) clean texts it
+    read, each with the reader's scope: reading the same item again costs a
+    lookup, an edited item is a new text, and a tombstone placed or lifted
+    makes a new matcher (``Store.matcher`` keeps one while the tombstones in
+    force stay the same). A text that carries a value is never kept: it is
+    matched again at each read, and no copy of it outlives the read.
     """
 
     def __init__(self, key: bytes, rules: Iterable[TombstoneRule]) -> None:
         self.key = key
         self.rules = tuple(rules)
-        self._keyed = hmac.new(key, digestmod=hashlib.sha256)  # keyed once: each window copies it
         self._digests: dict[str, bytes] = {}  # window -> keyed hash: a text repeats its windows, hashing is the cost
         self._reaching: dict[str | None, dict[int, dict[bytes, UUID]]] = {}  # reader scope -> width -> digest -> tombstone
-        self._found: dict[tuple[str | None, str], tuple[Match, ...]] = {}  # (reader scope, text) -> its matches
-        self._found_chars = 0
+        self._clean: set[tuple[str | None, str]] = set()  # (reader scope, text) found clean
+        self._clean_chars = 0
+
+    @cached_property
+    def _hash(self) -> WindowHash:
+        return WindowHash(self.key)
 
     def same_as(self, key: bytes, rules: Sequence[TombstoneRule]) -> bool:
         """True when this matcher has ``key`` and exactly ``rules`` (so it may stand for a new one over them)."""
@@ -280,17 +314,18 @@ class TombstoneMatcher:
         """Every match in ``text`` of a tombstone that reaches a reader in ``scope``."""
         if not self.rules or not text:
             return []
-        if len(text) > _FOUND_CACHE_LONGEST:
+        if len(text) > _CLEAN_CACHE_LONGEST:
             return self._find(text, scope)
-        found = self._found.get((scope, text))
-        if found is None:
-            found = tuple(self._find(text, scope))
-            if self._found_chars + len(text) > _FOUND_CACHE_CHARS:
-                self._found.clear()
-                self._found_chars = 0
-            self._found[(scope, text)] = found
-            self._found_chars += len(text)
-        return list(found)
+        if (scope, text) in self._clean:
+            return []
+        found = self._find(text, scope)
+        if not found:
+            if self._clean_chars + len(text) > _CLEAN_CACHE_CHARS:
+                self._clean.clear()
+                self._clean_chars = 0
+            self._clean.add((scope, text))
+            self._clean_chars += len(text)
+        return found
 
     def _find(self, text: str, scope: str | None) -> list[Match]:
         by_width = self._by_width(scope)
@@ -319,7 +354,7 @@ class TombstoneMatcher:
         spaced = [b" " + w.encode() for w in words] if max(by_width) > 1 else []  # a word as it continues a window
         singles = by_width.get(1)
         longer = sorted((w, d) for w, d in by_width.items() if w > 1)
-        cache = self._digests
+        cache, hashed = self._digests, self._hash
         found: list[Match] = []
         n = len(words)
         for i, word in enumerate(words):
@@ -328,21 +363,20 @@ class TombstoneMatcher:
                 if digest is None:
                     if len(cache) >= _DIGEST_CACHE:
                         cache.clear()
-                    digest = cache[word] = hmac.digest(self.key, word.encode(), hashlib.sha256)
+                    digest = cache[word] = hashed.digest(hashed.start(word.encode()))
                 hit = singles.get(digest)
                 if hit is not None:
                     found.append(Match(hit, toks[i].start, toks[i].end))
             if not longer or longer[0][0] > n - i:
                 continue
-            state, fed = self._keyed.copy(), 1
-            state.update(spaced[i][1:])
+            state, fed = hashed.start(spaced[i][1:]), 1
             for width, digests in longer:
                 if width > n - i:
                     break
                 while fed < width:
                     state.update(spaced[i + fed])
                     fed += 1
-                hit = digests.get(state.digest())
+                hit = digests.get(hashed.digest(state))
                 if hit is not None:
                     found.append(Match(hit, toks[i].start, toks[i + width - 1].end))
         return found

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -10,6 +13,7 @@ from mnemolog.domain.tombstone_matcher import (
     EVERY_PROJECT,
     FORGOTTEN_MARK,
     TombstoneMatcher,
+    WindowHash,
     fingerprint,
     reaches,
     tokens,
@@ -289,3 +293,13 @@ def test_a_matcher_asked_again_answers_as_a_new_one_for_each_reader(data: st.Dat
         for text in texts:
             for reader in (API, WEB, GLOBAL_SCOPE, EVERY_PROJECT):
                 assert kept.find(text, reader) == matcher(*rules).find(text, reader), (text, reader)
+
+
+@pytest.mark.parametrize("key", [b"", b"k", b"rule-test-key" * 4, b"x" * 64, b"y" * 65, b"z" * 200])
+def test_a_window_fed_word_by_word_has_the_keyed_hash_of_the_whole_window(key: bytes) -> None:
+    hashed = WindowHash(key)
+    state = hashed.start(b"blue")
+    assert hashed.digest(state) == hmac.digest(key, b"blue", hashlib.sha256)
+    state.update(b" falcon")
+    state.update(b" 42")
+    assert hashed.digest(state) == hmac.digest(key, b"blue falcon 42", hashlib.sha256)
