@@ -248,7 +248,7 @@ class Store:
         in ``events.sqlite``; deleted with ``secure_delete``). PostgreSQL's
         rebuild replaces the view tables; the key table is vacuumed in full.
         """
-        self._matcher = None  # it remembers texts it matched, erased ones among them
+        self._matcher = None  # it remembers clean texts it read: none of them outlives the erase
         self.rebuild()
         self.keys.compact()
         # Its keys are plain SHA-256 digests of texts counted before (a profile, summary lines): one could

@@ -217,7 +217,7 @@ class WindowHash:
         return outer.digest()
 
 
-_DIGEST_CACHE = 50_000  # windows remembered per matcher (a few MB at most)
+_DIGEST_CACHE = 50_000  # single words whose keyed hash a matcher remembers (a few MB at most)
 _CLEAN_CACHE_CHARS = 32_000_000  # characters of clean text a matcher remembers (~64 MB at most)
 _CLEAN_CACHE_LONGEST = 8_192  # longer texts (session transcripts) are matched afresh: they are read once
 
@@ -286,7 +286,7 @@ class TombstoneMatcher:
     def __init__(self, key: bytes, rules: Iterable[TombstoneRule]) -> None:
         self.key = key
         self.rules = tuple(rules)
-        self._digests: dict[str, bytes] = {}  # window -> keyed hash: a text repeats its windows, hashing is the cost
+        self._digests: dict[str, bytes] = {}  # word -> keyed hash: texts repeat their words, hashing is the cost
         self._reaching: dict[str | None, dict[int, dict[bytes, UUID]]] = {}  # reader scope -> width -> digest -> tombstone
         self._clean: set[tuple[str | None, str]] = set()  # (reader scope, text) found clean
         self._clean_chars = 0

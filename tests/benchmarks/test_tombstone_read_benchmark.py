@@ -7,9 +7,10 @@ against a threshold). The goal (issue 26): with 10 tombstones a search takes
 its tombstones and with a matcher over none, interleaved query by query, so
 the ratio is of the same views, the same page cache and the same moment.
 
-The tombstones are of values the items do not hold (forget retired the items
-that did), and of words they do hold in global items (a project tombstone
-withholds those from the project's reads without retiring them).
+Eight tombstones are of values no item holds (forget retired the items that
+did); two are forgotten in the project with ``forget_value``, which retires
+the project's items holding them and leaves the global ones, withheld from
+the project's reads (a search that meets one asks again for more hits).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import pytest
 from mnemolog.adapters.settings import Settings
 from mnemolog.adapters.store import Store, open_store
 from mnemolog.domain.services import read
+from mnemolog.domain.services.forget import forget_value
 from mnemolog.domain.tombstone import Tombstone
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher, fingerprint
 from support.bench import SCALES, fresh_database, percentile, ratios, report, spread
@@ -32,7 +34,8 @@ from support.reading import context_for
 SIZE = {"ci": 1_500, "full": 100_000}
 ROUNDS = {"ci": 3, "full": 15}
 QUERIES = [COMMON, MEDIUM, RARE, f"{MEDIUM} {VOCABULARY[90]}", f"{COMMON} {MEDIUM}", "nosuchword"]
-# Ten values: most held by no item (their items were retired), two words a few global items hold.
+# Ten values: eight held by no item (forget retired them), two that a few hundred items hold.
+ABSENT = 8
 VALUES = [
     "blue-falcon-42", "orion deploy key", "hunter2", "acme staging password", "token 9f8e7d",
     "ssh jump host alpha", "jane doe", "555 0134", VOCABULARY[1500], f"{VOCABULARY[1200]} {VOCABULARY[1201]}",
@@ -53,10 +56,12 @@ def filled(
     store = open_store(Settings(home=tmp_path_factory.mktemp(f"tomb-{backend}-{scale}"), database_url=url))
     fill(store, SIZE[scale])
     key = store.tombstone_key()
-    # Placed as forget places them (the items that held them are gone already: the fill holds none of the first eight).
-    for n, value in enumerate(VALUES):
+    for n, value in enumerate(VALUES[:ABSENT]):  # no item holds them: forget would place the tombstone and nothing else
         digest, width = fingerprint(key, value)
-        store.app.save_all(Tombstone(digest=digest, width=width, scope=PROJECT if n % 2 or n >= 8 else "global", reason="bench"))
+        store.app.save_all(Tombstone(digest=digest, width=width, scope=PROJECT if n % 2 else "global", reason="bench"))
+    store.catch_up()
+    for value in VALUES[ABSENT:]:  # forgotten in the project: its items retire, the global ones are withheld from its reads
+        forget_value(store, value, PROJECT)
     store.catch_up()
     yield store, backend
     store.close()
