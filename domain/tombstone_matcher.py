@@ -239,6 +239,21 @@ def reaches(rule_scope: str, reader_scope: str | None) -> bool:
     return reader_scope is EVERY_PROJECT or rule_scope in (GLOBAL_SCOPE, reader_scope)
 
 
+def _plain(text: str) -> bool:
+    """True when ``text`` reads one way only: its words as they stand, folded by case alone.
+
+    No invisible characters, nothing NFKC changes, no underscores, no word
+    broken across lines, no mark a scrub left.
+    """
+    return (
+        "_" not in text
+        and FORGOTTEN_MARK not in text
+        and _INVISIBLE.search(text) is None
+        and _BROKEN_WORD.search(text) is None
+        and unicodedata.is_normalized("NFKC", text)
+    )
+
+
 def _unmarked_runs(text: str, toks: list[Token]) -> list[list[Token]]:
     """The tokens ``toks`` of ``text`` in runs between the marks a scrub left.
 
@@ -331,6 +346,8 @@ class TombstoneMatcher:
         by_width = self._by_width(scope)
         if not by_width:
             return []
+        if _plain(text) and not self._windows_in([w.casefold() for w in _TOKEN.findall(text)], by_width):
+            return []  # the words alone say it is clean: no spans to find
         found: list[Match] = []
         # Every reading of the text: words broken across lines joined; underscores splitting words
         # (and not, for tombstones placed before they did).
@@ -339,23 +356,25 @@ class TombstoneMatcher:
         for join_lines in joins:
             kept = tokens(text, join_lines=join_lines)  # tokenised once per reading of line breaks
             for toks in (run for split in splits for run in _unmarked_runs(text, _split_at_underscores(kept) if split else kept)):
-                found.extend(self._matches_in(toks, by_width))
+                found.extend(
+                    Match(tombstone_id, toks[first].start, toks[last].end)
+                    for tombstone_id, first, last in self._windows_in([t.text for t in toks], by_width)
+                )
         return sorted(set(found), key=lambda m: (m.start, m.end))
 
-    def _matches_in(self, toks: list[Token], by_width: dict[int, dict[bytes, UUID]]) -> list[Match]:
-        """The windows of ``toks`` whose keyed hash is a tombstone's, for every width a tombstone has.
+    def _windows_in(self, words: list[str], by_width: dict[int, dict[bytes, UUID]]) -> list[tuple[UUID, int, int]]:
+        """(tombstone, first word, last word) of each window of ``words`` whose keyed hash is a tombstone's.
 
         The windows starting at one word share one keyed hash fed word by word
         (the hash of ``a b c`` continues that of ``a b``), so a word is fed
         once per start, not once per width. Single words repeat across texts:
         their hashes are remembered; longer windows seldom do.
         """
-        words = [t.text for t in toks]
         spaced = [b" " + w.encode() for w in words] if max(by_width) > 1 else []  # a word as it continues a window
         singles = by_width.get(1)
         longer = sorted((w, d) for w, d in by_width.items() if w > 1)
-        cache, hashed = self._digests, self._hash
-        found: list[Match] = []
+        cache, inner, outer = self._digests, self._hash.inner, self._hash.outer
+        found: list[tuple[UUID, int, int]] = []
         n = len(words)
         for i, word in enumerate(words):
             if singles is not None:
@@ -363,22 +382,25 @@ class TombstoneMatcher:
                 if digest is None:
                     if len(cache) >= _DIGEST_CACHE:
                         cache.clear()
-                    digest = cache[word] = hashed.digest(hashed.start(word.encode()))
+                    digest = cache[word] = self._hash.digest(self._hash.start(word.encode()))
                 hit = singles.get(digest)
                 if hit is not None:
-                    found.append(Match(hit, toks[i].start, toks[i].end))
+                    found.append((hit, i, i))
             if not longer or longer[0][0] > n - i:
                 continue
-            state, fed = hashed.start(spaced[i][1:]), 1
+            state, fed = inner.copy(), 1  # inlined WindowHash.start and .digest: this loop is the cost of a read
+            state.update(spaced[i][1:])
             for width, digests in longer:
                 if width > n - i:
                     break
                 while fed < width:
                     state.update(spaced[i + fed])
                     fed += 1
-                hit = digests.get(hashed.digest(state))
+                keyed = outer.copy()
+                keyed.update(state.digest())
+                hit = digests.get(keyed.digest())
                 if hit is not None:
-                    found.append(Match(hit, toks[i].start, toks[i + width - 1].end))
+                    found.append((hit, i, i + width - 1))
         return found
 
     def contains(self, text: str, scope: str | None) -> bool:
