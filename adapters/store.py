@@ -87,6 +87,7 @@ class Store:
     workers: Workers = field(default_factory=ProcessWorkers)  # who works, and whether a claim's holder still does
     _key: bytes | None = field(default=None, repr=False)
     _seen: int = field(default=0, repr=False)  # the position the views were last brought to
+    _matcher: TombstoneMatcher | None = field(default=None, repr=False)  # kept while the tombstones in force stay the same
     folder_at: int = field(default=0, repr=False)  # the position the configured memory folder was rendered at
     followed_at: int = field(default=0, repr=False)  # the position the followers were last brought to (store_session)
     followed: Followed | None = field(default=None, repr=False)  # what the last settle brought in step
@@ -122,8 +123,16 @@ class Store:
         return self._reads
 
     def matcher(self) -> TombstoneMatcher:
-        """The tombstone matcher over the tombstones in force now."""
-        return TombstoneMatcher(self.tombstone_key(), self.reads().tombstone_rules())
+        """The tombstone matcher over the tombstones in force now.
+
+        The same matcher while those tombstones stay the same (read from the
+        views on every call, so a forget or lift by another process counts at
+        once): what it remembers of the texts it matched is kept between reads.
+        """
+        key, rules = self.tombstone_key(), self.reads().tombstone_rules()
+        if self._matcher is None or not self._matcher.same_as(key, rules):
+            self._matcher = TombstoneMatcher(key, rules)
+        return self._matcher
 
     def history(self) -> HistoryReads:
         """The history reads (explain, audit, as-of, valid-at) over the log and the views, caught up like ``reads``."""
@@ -240,6 +249,7 @@ class Store:
         in ``events.sqlite``; deleted with ``secure_delete``). PostgreSQL's
         rebuild replaces the view tables; the key table is vacuumed in full.
         """
+        self._matcher = None  # it remembers clean texts it read: none of them outlives the erase
         self.rebuild()
         self.keys.compact()
         # Its keys are plain SHA-256 digests of texts counted before (a profile, summary lines): one could

@@ -17,7 +17,8 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple, Protocol
+from functools import cached_property
+from typing import Any, NamedTuple, Protocol
 from uuid import UUID
 
 from mnemolog.domain.item_kinds import GLOBAL_SCOPE
@@ -187,7 +188,38 @@ class TombstoneRule:
     scope: str
 
 
-_DIGEST_CACHE = 50_000  # windows remembered per matcher (a few MB at most)
+_BLOCK = 64  # SHA-256's block size, for HMAC's pads
+
+
+class WindowHash:
+    """HMAC-SHA256 (RFC 2104, the bytes ``hmac.digest`` gives) of texts fed word by word.
+
+    Both keyed pads are hashed once per matcher; a window's hash starts from
+    a copy of the inner one, and the hash of ``a b c`` continues that of
+    ``a b`` (hashlib's own objects: half the cost of an ``hmac`` object each).
+    """
+
+    def __init__(self, key: bytes) -> None:
+        padded = (hashlib.sha256(key).digest() if len(key) > _BLOCK else key).ljust(_BLOCK, b"\0")
+        self.inner = hashlib.sha256(bytes(b ^ 0x36 for b in padded))
+        self.outer = hashlib.sha256(bytes(b ^ 0x5C for b in padded))
+
+    def start(self, first: bytes) -> Any:
+        """A hash fed ``first``; feed it more with ``update``, read it with ``digest``."""
+        state = self.inner.copy()
+        state.update(first)
+        return state
+
+    def digest(self, state: Any) -> bytes:
+        """The keyed hash of what ``state`` was fed."""
+        outer = self.outer.copy()
+        outer.update(state.digest())
+        return outer.digest()
+
+
+_DIGEST_CACHE = 50_000  # single words whose keyed hash a matcher remembers (a few MB at most)
+_CLEAN_CACHE_CHARS = 32_000_000  # characters of clean text a matcher remembers (~64 MB at most)
+_CLEAN_CACHE_LONGEST = 8_192  # longer texts (session transcripts) are matched afresh: they are read once
 
 EVERY_PROJECT = None  # the reader of text that every project reads (the shared folder, a user profile)
 
@@ -205,6 +237,21 @@ def reaches(rule_scope: str, reader_scope: str | None) -> bool:
     project's reads.
     """
     return reader_scope is EVERY_PROJECT or rule_scope in (GLOBAL_SCOPE, reader_scope)
+
+
+def _plain(text: str) -> bool:
+    """True when ``text`` reads one way only: its words as they stand, folded by case alone.
+
+    No invisible characters, nothing NFKC changes, no underscores, no word
+    broken across lines, no mark a scrub left.
+    """
+    return (
+        "_" not in text
+        and FORGOTTEN_MARK not in text
+        and _INVISIBLE.search(text) is None
+        and _BROKEN_WORD.search(text) is None
+        and unicodedata.is_normalized("NFKC", text)
+    )
 
 
 def _unmarked_runs(text: str, toks: list[Token]) -> list[list[Token]]:
@@ -240,30 +287,68 @@ class Match:
 
 
 class TombstoneMatcher:
-    """Finds and cuts tombstoned values out of text."""
+    """Finds and cuts tombstoned values out of text.
+
+    A matcher is fixed: its key and rules never change, so a text it found
+    clean for a reader stays clean. It remembers the (short) clean texts it
+    read, each with the reader's scope: reading the same item again costs a
+    lookup, an edited item is a new text, and a tombstone placed or lifted
+    makes a new matcher (``Store.matcher`` keeps one while the tombstones in
+    force stay the same). A text that carries a value is never kept: it is
+    matched again at each read, and no copy of it outlives the read.
+    """
 
     def __init__(self, key: bytes, rules: Iterable[TombstoneRule]) -> None:
         self.key = key
         self.rules = tuple(rules)
-        self._digests: dict[str, str] = {}  # window -> keyed hash: a text repeats its windows, hashing is the cost
+        self._digests: dict[str, bytes] = {}  # word -> keyed hash: texts repeat their words, hashing is the cost
+        self._reaching: dict[str | None, dict[int, dict[bytes, UUID]]] = {}  # reader scope -> width -> digest -> tombstone
+        self._clean: set[tuple[str | None, str]] = set()  # (reader scope, text) found clean
+        self._clean_chars = 0
 
-    def _digest(self, window: str) -> str:
-        digest = self._digests.get(window)
-        if digest is None:
-            if len(self._digests) >= _DIGEST_CACHE:
-                self._digests.clear()
-            digest = self._digests[window] = hmac.digest(self.key, window.encode(), hashlib.sha256).hex()
-        return digest
+    @cached_property
+    def _hash(self) -> WindowHash:
+        return WindowHash(self.key)
+
+    def same_as(self, key: bytes, rules: Sequence[TombstoneRule]) -> bool:
+        """True when this matcher has ``key`` and exactly ``rules`` (so it may stand for a new one over them)."""
+        return hmac.compare_digest(self.key, key) and self.rules == tuple(rules)
+
+    def _by_width(self, scope: str | None) -> dict[int, dict[bytes, UUID]]:
+        """The tombstones reaching a reader in ``scope``: width -> digest -> tombstone id."""
+        by_width = self._reaching.get(scope)
+        if by_width is None:
+            by_width = {}
+            for rule in self.rules:
+                if reaches(rule.scope, scope):
+                    by_width.setdefault(rule.width, {})[bytes.fromhex(rule.digest)] = rule.tombstone_id
+            self._reaching[scope] = by_width
+        return by_width
 
     def find(self, text: str, scope: str | None) -> list[Match]:
         """Every match in ``text`` of a tombstone that reaches a reader in ``scope``."""
-        rules = [r for r in self.rules if reaches(r.scope, scope)]
-        if not rules or not text:
+        if not self.rules or not text:
             return []
+        if len(text) > _CLEAN_CACHE_LONGEST:
+            return self._find(text, scope)
+        if (scope, text) in self._clean:
+            return []
+        found = self._find(text, scope)
+        if not found:
+            if self._clean_chars + len(text) > _CLEAN_CACHE_CHARS:
+                self._clean.clear()
+                self._clean_chars = 0
+            self._clean.add((scope, text))
+            self._clean_chars += len(text)
+        return found
+
+    def _find(self, text: str, scope: str | None) -> list[Match]:
+        by_width = self._by_width(scope)
+        if not by_width:
+            return []
+        if _plain(text) and not self._windows_in([w.casefold() for w in _TOKEN.findall(text)], by_width):
+            return []  # the words alone say it is clean: no spans to find
         found: list[Match] = []
-        by_width: dict[int, dict[str, UUID]] = {}
-        for rule in rules:
-            by_width.setdefault(rule.width, {})[rule.digest] = rule.tombstone_id
         # Every reading of the text: words broken across lines joined; underscores splitting words
         # (and not, for tombstones placed before they did).
         joins = [False, True] if _BROKEN_WORD.search(text) else [False]
@@ -271,15 +356,52 @@ class TombstoneMatcher:
         for join_lines in joins:
             kept = tokens(text, join_lines=join_lines)  # tokenised once per reading of line breaks
             for toks in (run for split in splits for run in _unmarked_runs(text, _split_at_underscores(kept) if split else kept)):
-                words = [t.text for t in toks]
-                cache = self._digests
-                for width, digests in by_width.items():
-                    for i in range(len(toks) - width + 1):
-                        window = " ".join(words[i : i + width])
-                        hit = digests.get(cache.get(window) or self._digest(window))
-                        if hit is not None:
-                            found.append(Match(hit, toks[i].start, toks[i + width - 1].end))
+                found.extend(
+                    Match(tombstone_id, toks[first].start, toks[last].end)
+                    for tombstone_id, first, last in self._windows_in([t.text for t in toks], by_width)
+                )
         return sorted(set(found), key=lambda m: (m.start, m.end))
+
+    def _windows_in(self, words: list[str], by_width: dict[int, dict[bytes, UUID]]) -> list[tuple[UUID, int, int]]:
+        """(tombstone, first word, last word) of each window of ``words`` whose keyed hash is a tombstone's.
+
+        The windows starting at one word share one keyed hash fed word by word
+        (the hash of ``a b c`` continues that of ``a b``), so a word is fed
+        once per start, not once per width. Single words repeat across texts:
+        their hashes are remembered; longer windows seldom do.
+        """
+        spaced = [b" " + w.encode() for w in words] if max(by_width) > 1 else []  # a word as it continues a window
+        singles = by_width.get(1)
+        longer = sorted((w, d) for w, d in by_width.items() if w > 1)
+        cache, inner, outer = self._digests, self._hash.inner, self._hash.outer
+        found: list[tuple[UUID, int, int]] = []
+        n = len(words)
+        for i, word in enumerate(words):
+            if singles is not None:
+                digest = cache.get(word)
+                if digest is None:
+                    if len(cache) >= _DIGEST_CACHE:
+                        cache.clear()
+                    digest = cache[word] = self._hash.digest(self._hash.start(word.encode()))
+                hit = singles.get(digest)
+                if hit is not None:
+                    found.append((hit, i, i))
+            if not longer or longer[0][0] > n - i:
+                continue
+            state, fed = inner.copy(), 1  # inlined WindowHash.start and .digest: this loop is the cost of a read
+            state.update(spaced[i][1:])
+            for width, digests in longer:
+                if width > n - i:
+                    break
+                while fed < width:
+                    state.update(spaced[i + fed])
+                    fed += 1
+                keyed = outer.copy()
+                keyed.update(state.digest())
+                hit = digests.get(keyed.digest())
+                if hit is not None:
+                    found.append((hit, i, i + width - 1))
+        return found
 
     def contains(self, text: str, scope: str | None) -> bool:
         """True when ``text`` carries a value withheld from a reader in ``scope``."""

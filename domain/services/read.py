@@ -28,7 +28,7 @@ from mnemolog.domain.reads import (
     ItemRow,
     SearchHit,
 )
-from mnemolog.domain.tombstone_matcher import TombstoneMatcher, reaches
+from mnemolog.domain.tombstone_matcher import TombstoneMatcher
 
 KINDS = tuple(kind.value for kind in ItemKindName)
 PROFILE_MAX_WORDS = 350
@@ -222,15 +222,15 @@ def search(
         raise ValueError(f"unknown kind {kind!r} (expected one of {', '.join(KINDS)})")
     if limit <= 0:
         return []
-    # Extra hits are asked for only when a tombstone reaches the reader (else none can be withheld).
-    withholding = any(reaches(rule.scope, project) for rule in matcher.rules)
-    asked = limit + (SEARCH_SLACK if withholding else 0)
+    # Just ``limit`` first: forget retired the items its tombstone reached, so a hit is seldom withheld
+    # (each hit asked for is one more to check); when one is, the search is asked again for more.
+    asked = limit
     while True:
         hits = reads.search(query, project, kind, asked, any_word)
         kept = [hit for hit in hits if not matcher.withholds(hit.item, project)]
         if len(kept) >= limit or len(hits) < asked:
             return kept[:limit]
-        asked *= 2  # many hits were withheld: ask for more
+        asked = max(asked * 2, limit + SEARCH_SLACK)  # hits were withheld: ask for more
 
 
 # ------------------------------------------------------------------ show

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -10,6 +13,7 @@ from mnemolog.domain.tombstone_matcher import (
     EVERY_PROJECT,
     FORGOTTEN_MARK,
     TombstoneMatcher,
+    WindowHash,
     fingerprint,
     reaches,
     tokens,
@@ -276,3 +280,26 @@ def test_a_spelled_value_is_found_exactly_when_its_tombstone_reaches_the_reader(
 ) -> None:
     text = data.draw(texts_with(words))
     assert forgetting(" ".join(words), scope).contains(text, reader) is reaches(scope, reader)
+
+
+@FAST
+@given(data=st.data(), values=st.lists(st.lists(WORD, min_size=1, max_size=4), min_size=1, max_size=4))
+def test_a_matcher_asked_again_answers_as_a_new_one_for_each_reader(data: st.DataObject, values: list[list[str]]) -> None:
+    """A matcher remembers what it found in a text: asked again, for any reader in any order, it answers the same."""
+    rules = [rule(" ".join(words), data.draw(SCOPES)) for words in values]
+    kept = matcher(*rules)
+    texts = [data.draw(texts_with(words)) for words in values] + [data.draw(FILLER)]
+    for _ in range(2):
+        for text in texts:
+            for reader in (API, WEB, GLOBAL_SCOPE, EVERY_PROJECT):
+                assert kept.find(text, reader) == matcher(*rules).find(text, reader), (text, reader)
+
+
+@pytest.mark.parametrize("key", [b"", b"k", b"rule-test-key" * 4, b"x" * 64, b"y" * 65, b"z" * 200])
+def test_a_window_fed_word_by_word_has_the_keyed_hash_of_the_whole_window(key: bytes) -> None:
+    hashed = WindowHash(key)
+    state = hashed.start(b"blue")
+    assert hashed.digest(state) == hmac.digest(key, b"blue", hashlib.sha256)
+    state.update(b" falcon")
+    state.update(b" 42")
+    assert hashed.digest(state) == hmac.digest(key, b"blue falcon 42", hashlib.sha256)
