@@ -219,8 +219,9 @@ def _decisions(uow: UnitOfWork, history: RecallReads, project: ProjectExpectatio
 
     chats = []
     for state in reads.session_states(scope):
-        session = uow.app.repository.get(state.session_id)
-        assert isinstance(session, Session)
+        session: Session | None = uow.app.find(state.session_id)
+        if session is None:
+            continue
         chats.append("\n".join(item.text for item in session.transcript))
     baseline = BM25(chats)
     return DecisionSearches(
