@@ -29,7 +29,10 @@ def shared_key(url: str) -> bytes:
     import psycopg
 
     with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute(f"CREATE TABLE IF NOT EXISTS {SETTINGS_TABLE} (name text PRIMARY KEY, value text NOT NULL)")
+        try:
+            conn.execute(f"CREATE TABLE IF NOT EXISTS {SETTINGS_TABLE} (name text PRIMARY KEY, value text NOT NULL)")
+        except psycopg.errors.UniqueViolation:
+            pass  # another process made it at the same moment (IF NOT EXISTS does not guard a concurrent CREATE)
         # Two machines generating at once: the first insert wins and both read it back.
         conn.execute(
             f"INSERT INTO {SETTINGS_TABLE} (name, value) VALUES ('tombstone_key', %s) ON CONFLICT (name) DO NOTHING",

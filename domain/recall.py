@@ -1,7 +1,8 @@
 """Recall: one ranking over memory items and history excerpts, by words and by meaning.
 
 Search draws candidates from up to four lists: items by words (full text),
-excerpts by words, and items and excerpts by meaning (nearest embeddings).
+chats by words (each session's whole text, shown as its best excerpt), and
+items and excerpts by meaning (nearest embeddings).
 They are fused by reciprocal rank (``1 / (K + rank)`` summed over the lists a
 candidate is in), so no list's raw scores need to be comparable with
 another's. Then:
@@ -104,10 +105,6 @@ class RecallReads(Protocol):
         """"" when search can rank by meaning, else why not (no model installed, none chosen)."""
         ...
 
-    def excerpt_matches(self, query: str, project: str, limit: int) -> list[ExcerptHit]:
-        """Excerpts of ``project``'s sessions matching the words of ``query``, best first (BM25)."""
-        ...
-
     def chat_matches(self, query: str, project: str, limit: int) -> list[ExcerptHit]:
         """``project``'s sessions ranked by the words of ``query`` over their whole text (BM25), each as its best excerpt."""
         ...
@@ -139,7 +136,6 @@ def fuse(
     item_words: Sequence[str],
     excerpt_words: Sequence[str],
     meaning: Sequence[tuple[str, str, float]],
-    chat_words: Sequence[str] = (),
     *,
     item_weight: float = 1.0,
     meaning_weight: float = 1.0,
@@ -147,7 +143,7 @@ def fuse(
 ) -> list[RecallCandidate]:
     """The candidates of the lists by fused reciprocal rank, before recency.
 
-    ``chat_words`` are excerpts standing for their whole session (the best one of each session the words rank);
+    ``excerpt_words`` are excerpts standing for their whole session (the best one of each chat the words rank);
     ``item_weight`` scales what ``item_words`` add (less when they matched only some words), ``meaning_weight``
     what ``meaning`` adds (the embedding model's strength against the words). Excerpts of one
     session (``session_of``: excerpt ref -> session) are one candidate, shown by the excerpt a list ranked
@@ -179,7 +175,6 @@ def fuse(
 
     add_list("item", item_words, "words", item_weight)
     add_list("excerpt", excerpt_words, "words")
-    add_list("excerpt", chat_words, "words")
     for kind in ("item", "excerpt"):
         seen: set[str] = set()
         for side, ref, similarity in meaning:
@@ -246,21 +241,27 @@ def _subject(text: str) -> set[str]:
 def supersede(hits: list[RecallHit]) -> list[RecallHit]:
     """``hits`` with each later excerpt moved right above an earlier one on the same subject that outranked it."""
     out = list(hits)
+    subjects: dict[int, set[str]] = {}
+
+    def subject(excerpt: ExcerptHit) -> set[str]:
+        if excerpt.excerpt_id not in subjects:
+            subjects[excerpt.excerpt_id] = _subject(excerpt.text)
+        return subjects[excerpt.excerpt_id]
+
     i = 0
     while i < len(out):
         older = out[i].excerpt
+        moved = False
         if older is not None and older.date is not None:
             for j in range(i + 1, len(out)):
                 newer = out[j].excerpt
                 if newer is None or newer.date is None or newer.date <= older.date:
                     continue
-                a, b = _subject(older.text), _subject(newer.text)
+                a, b = subject(older), subject(newer)
                 if a and b and len(a & b) / len(a | b) >= SAME_SUBJECT:
-                    out.insert(i, out.pop(j))
+                    out.insert(i, out.pop(j))  # the moved one is checked in turn (an amendment of the amendment)
+                    moved = True
                     break
-            else:
-                i += 1
-                continue
-            continue  # the moved one is checked in turn (an amendment of the amendment)
-        i += 1
+        if not moved:
+            i += 1
     return out

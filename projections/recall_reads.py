@@ -1,13 +1,14 @@
-"""The recall view: history excerpts by words, stored texts by meaning, and excerpts by reference.
+"""The recall view: chats by words, stored texts by meaning, and excerpts by reference.
 
 An excerpt is readable by a reader of its session's scope only (never
 user-wide: a session belongs to one project), and only while its session is
-enabled and not deleted. Words are ranked by BM25 on SQLite (FTS5 over
-``excerpts``) and by ``ts_rank`` on PostgreSQL (the generated ``document``
-column and its GIN index); any word of the query may match (a bug report is
-long, and a chat that shares most of its words is the one to find).
-Meaning is the nearest stored embeddings (``projections/vectors.py``), the
-query embedded by the same model that embedded the texts.
+enabled and not deleted. Words rank whole chats (``history_sessions``: a
+session's excerpts' text) by BM25 on SQLite (FTS5) and by ``ts_rank`` on
+PostgreSQL (the generated ``document`` column and its GIN index); any word of
+the query may match (a bug report is long, and the chat sharing most of its
+rarer words is the one to find). Each chat is shown by its excerpt the words
+rank best. Meaning is the nearest stored embeddings (``projections/vectors.py``),
+the query embedded by the same model that embedded the texts.
 """
 
 from __future__ import annotations
@@ -48,28 +49,6 @@ def _hit(r: dict[str, Any]) -> ExcerptHit:
         date=datetime.fromisoformat(updated) if updated else None,
         text=r["text"] or "",
         scope=r["scope"] or "",
-    )
-
-
-def _sqlite_matches(sql: Sql, terms: list[str], project: str, limit: int) -> list[dict[str, Any]]:
-    search = table("excerpt_search")
-    expression = " OR ".join(f'"{t}"' for t in terms)
-    return sql.rows(
-        f"SELECT {_SHOWN}, m.score FROM (SELECT rowid AS rid, -bm25({search}) AS score FROM {search} WHERE {search} MATCH ?) m "
-        f"JOIN {table('excerpts')} e ON e.id = m.rid JOIN {table('sessions')} s ON s.id = e.session_id "
-        f"WHERE e.scope = ? AND {_LIVE} ORDER BY m.score DESC, e.id LIMIT ?",
-        [expression, project, limit],
-    )
-
-
-def _postgres_matches(sql: Sql, terms: list[str], project: str, limit: int) -> list[dict[str, Any]]:
-    return sql.rows(
-        f"SELECT {_SHOWN}, ts_rank(e.document, q.query) AS score "
-        f"FROM {table('excerpts')} e JOIN {table('sessions')} s ON s.id = e.session_id, "
-        "websearch_to_tsquery('english', ?) AS q(query) "
-        f"WHERE e.document @@ q.query AND e.scope = ? AND {_LIVE} ORDER BY score DESC, e.id LIMIT ?",
-        [" or ".join(terms), project, limit],
-        planned_per_call=True,
     )
 
 
@@ -144,15 +123,6 @@ class ViewRecall:
     def semantic(self) -> str:
         """"" when search ranks by meaning too, else the reason it does not."""
         return "" if self._embed_query is not None else self._why_not
-
-    def excerpt_matches(self, query: str, project: str, limit: int) -> list[ExcerptHit]:
-        """Excerpts of ``project`` holding any word of ``query``, best first."""
-        terms = query_terms(query)
-        if not terms or limit <= 0:
-            return []
-        run = _sqlite_matches if self.view.dialect == "sqlite" else _postgres_matches
-        with self.view.reading() as sql:
-            return [_hit(r) for r in run(sql, terms, project, limit)]
 
     def chat_matches(self, query: str, project: str, limit: int) -> list[ExcerptHit]:
         """``project``'s sessions ranked by the words of ``query`` over their whole text, each as its best excerpt."""

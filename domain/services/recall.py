@@ -53,7 +53,6 @@ def recall(
     partial = with_items and not item_hits
     if partial:
         item_hits = search(reads, matcher, query, project, kind, pool)
-    excerpt_hits = history.excerpt_matches(query, project, pool) if with_history else []
     chat_hits = history.chat_matches(query, project, pool) if with_history else []
     meaning = history.nearest(query, project, pool, items=with_items, excerpts=with_history)
 
@@ -63,14 +62,14 @@ def recall(
             row = reads.item(UUID(ref), project)
             if row is not None and row.status == "active" and (kind is None or row.kind == kind) and not matcher.withholds(row, project):
                 items[ref] = row
-    excerpts: dict[str, ExcerptHit] = {str(e.excerpt_id): e for e in [*excerpt_hits, *chat_hits]}
+    excerpts: dict[str, ExcerptHit] = {str(e.excerpt_id): e for e in chat_hits}
     wanted = [int(ref) for side, ref, _ in meaning if side == "excerpt" and ref not in excerpts]
     excerpts.update({str(i): e for i, e in history.excerpts(wanted, project).items()})
     if any(reaches(rule.scope, project) for rule in matcher.rules):
         excerpts = {ref: replace(e, text=matcher.scrub(e.text, project)[0]) for ref, e in excerpts.items()}
 
     candidates = fuse(
-        [str(h.item.item_id) for h in item_hits], [], meaning, [str(e.excerpt_id) for e in chat_hits],
+        [str(h.item.item_id) for h in item_hits], [str(e.excerpt_id) for e in chat_hits], meaning,
         item_weight=PARTIAL if partial else 1.0, meaning_weight=history.meaning_weight, session_of={ref: str(e.session_id) for ref, e in excerpts.items()},
     )
     return Recall(tuple(order(candidates, items, excerpts, limit)), history.semantic)

@@ -69,7 +69,8 @@ def test_run_extracts_and_consolidates_through_the_messages_api(tmp_path: Path, 
     report = done.json()
     assert report["extract"]["extracted"] == 1 and report["consolidate"]["fallback"] is None, report
     shown = run_cli("search", "lint-zz8", "--json", env=_env(tmp_path, running), cwd=tmp_path / "work" / "alpha").json()
-    assert [hit["text"] for hit in shown["hits"]] == [RULE_ITEM]
+    assert [hit["text"] for hit in shown["hits"] if hit["type"] == "item"] == [RULE_ITEM]
+    assert [hit["type"] for hit in shown["hits"]] == ["item", "excerpt"]  # the memory first, then the chat it came from
     extraction, plan = running.requests
     for request, field in ((extraction, "rollout_summary"), (plan, "edits")):
         assert request.path.startswith("/v1/messages")

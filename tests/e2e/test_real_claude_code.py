@@ -72,7 +72,7 @@ def test_claude_code_session_memory_reaches_the_next_session_of_its_project_only
     assert any(item_id in out and "lint-strict-c3" in out for out in answers), answers
     assert f"[item:{item_id}]" in done.stdout
     world.wait_for_capture(2)
-    ranks = {h["id"]: h["use_count"] for h in world.mnemolog("search", "lint-strict-c3", "--json").json()["hits"]}
+    ranks = {h["id"]: h["use_count"] for h in world.mnemolog("search", "lint-strict-c3", "--only", "items", "--json").json()["hits"]}
     assert ranks[item_id] >= 1
 
     # The MCP answer is kept as served memory, never shown to phase 1; re-running adds no item from it.

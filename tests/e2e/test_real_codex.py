@@ -97,7 +97,7 @@ def test_codex_session_memory_reaches_the_next_session_of_its_project_only(agent
     assert any(item_id in out and "check-fast-a7" in out for out in answers), answers
     assert f"[item:{item_id}]" in done.stdout
     world.wait_for_capture(2)
-    ranks = {h["id"]: h["use_count"] for h in world.mnemolog("search", "check-fast-a7", "--json").json()["hits"]}
+    ranks = {h["id"]: h["use_count"] for h in world.mnemolog("search", "check-fast-a7", "--only", "items", "--json").json()["hits"]}
     assert ranks[item_id] >= 1  # the citation in the answer raised the item's usage rank
 
     # What mnemolog served (hook output, the MCP answer) is never new knowledge.

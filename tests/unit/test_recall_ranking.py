@@ -64,3 +64,12 @@ def test_trust_then_use_break_ties_among_items() -> None:
     hits = order(fuse([], [], [("item", I1, 0.9)]) + fuse([], [], [("item", I2, 0.9)]), items, {}, 10)
 
     assert [str(h.item.item_id) for h in hits if h.item] == [I2, I1]
+
+
+def test_a_later_chat_on_another_subject_stays_where_it_ranks() -> None:
+    old, new = uuid4(), uuid4()
+    first = ExcerptHit(1, old, 0, "codex", "a", "/a", 1, 2, datetime(2026, 10, 1, tzinfo=UTC), "cap the export at 5000 rows per file")
+    later = ExcerptHit(2, new, 0, "codex", "b", "/b", 1, 2, datetime(2026, 11, 1, tzinfo=UTC), "dark mode toggle in settings page")
+    hits = order(fuse([], ["1", "2"], []), {}, {"1": first, "2": later}, 10)
+
+    assert [h.excerpt.excerpt_id for h in hits if h.excerpt] == [1, 2]
