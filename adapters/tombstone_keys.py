@@ -8,6 +8,8 @@ same tombstones.
 
 from __future__ import annotations
 
+import contextlib
+
 import secrets
 from pathlib import Path
 
@@ -29,10 +31,9 @@ def shared_key(url: str) -> bytes:
     import psycopg
 
     with psycopg.connect(url, autocommit=True) as conn:
-        try:
+        # IF NOT EXISTS does not guard a CREATE another process runs at the same moment: its table is ours too.
+        with contextlib.suppress(psycopg.errors.UniqueViolation):
             conn.execute(f"CREATE TABLE IF NOT EXISTS {SETTINGS_TABLE} (name text PRIMARY KEY, value text NOT NULL)")
-        except psycopg.errors.UniqueViolation:
-            pass  # another process made it at the same moment (IF NOT EXISTS does not guard a concurrent CREATE)
         # Two machines generating at once: the first insert wins and both read it back.
         conn.execute(
             f"INSERT INTO {SETTINGS_TABLE} (name, value) VALUES ('tombstone_key', %s) ON CONFLICT (name) DO NOTHING",
