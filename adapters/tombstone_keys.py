@@ -9,7 +9,6 @@ same tombstones.
 from __future__ import annotations
 
 import contextlib
-
 import secrets
 from pathlib import Path
 
