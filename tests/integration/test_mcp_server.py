@@ -146,3 +146,30 @@ def test_tool_schemas_carry_enums_limits_read_only_hints_and_the_server_version(
             assert too_many.is_error  # the schema's maximum is enforced, not only advertised
 
     anyio.run(session)
+
+
+def test_search_memory_finds_a_decision_in_the_history_and_read_memory_item_reads_it(prepared: dict[str, Any], tmp_path: Path) -> None:
+    from support.session_pipeline import ingest_files
+    from support.sessions import thread_id, write_rollout
+
+    said = "ok, cap the csv export at 5000 rows per file, the reporting db chokes above that"
+    store = open_store(Settings(home=prepared["home"]))
+    try:
+        ingest_files(store, [write_rollout(tmp_path / "sessions", thread_id(7), said, cwd=str(prepared["api"]))])
+    finally:
+        store.close()
+
+    async def session() -> None:
+        async with Client(params(prepared, prepared["api"]), mode="legacy") as client:
+            found = data(await client.call_tool("search_memory", {"query": "why does the export come in several files?"}))
+            excerpts = [h for h in found["hits"] if h["type"] == "excerpt"]
+            assert excerpts and "5000 rows" in excerpts[0]["text"]
+            assert excerpts[0]["session"] == thread_id(7) and excerpts[0]["agent"] == "codex"
+            history = data(await client.call_tool("search_memory", {"query": "export rows", "only": "history"}))
+            assert {h["type"] for h in history["hits"]} == {"excerpt"}
+            shown = data(await client.call_tool("read_memory_item", {"item_id": excerpts[0]["ref"]}))
+            assert "5000 rows" in shown["excerpt"]["text"] and shown["around"] == []
+            elsewhere = await client.call_tool("read_memory_item", {"item_id": f"history:{thread_id(99)}:0"})
+            assert elsewhere.is_error
+
+    anyio.run(session)
