@@ -148,7 +148,14 @@ class Store:
         embedding = _embedding(self.settings)
         embed_query = embedding.embed_query if embedding.model() is not None else None
         position = lambda: self.view.position(self.app.name)  # noqa: E731
-        return ViewRecall(self.view, embed_query, embedding.reason, position, _vector_index(), embedding.fusion_weight)
+        return ViewRecall(self.view, embed_query, embedding.reason, position, self._vectors, embedding.fusion_weight)
+
+    @cached_property
+    def _vectors(self) -> Any:
+        """The stored vectors of each reader's scope, held while the views stand still (the MCP server keeps them warm)."""
+        from mnemolog.projections.vectors import VectorIndex
+
+        return VectorIndex()
 
     def log_position(self) -> int:
         """The notification id of the log's last event (0: empty)."""
@@ -282,19 +289,6 @@ def postgres_params(url: str) -> dict[str, Any]:
 def _redacted_url(url: str) -> str:
     p = postgres_params(url)
     return f"postgresql://{p['user']}@{p['host']}:{p['port']}/{p['dbname']}"
-
-
-# The stored vectors of each reader's scope, held while the views stand still (the MCP server keeps them warm).
-_VECTORS: Any = None
-
-
-def _vector_index() -> Any:
-    global _VECTORS
-    if _VECTORS is None:
-        from mnemolog.projections.vectors import VectorIndex
-
-        _VECTORS = VectorIndex()
-    return _VECTORS
 
 
 def open_store(settings: Settings | None = None, clock: Clock = utc_now) -> Store:

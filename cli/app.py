@@ -80,7 +80,7 @@ def main(args: list[str] | None = None) -> None:
 
 
 def _run(argv: list[str]) -> object:
-    """Run the command: ``context --hook`` and ``mcp`` without typer when their options are plain, anything else through typer."""
+    """Run the command: ``context --hook``, ``search`` and ``mcp`` without typer when their options are plain, anything else through typer."""
     if argv and not argv[0].startswith("-") and argv[0] not in COMMANDS:
         raise UserError(_unknown_command(argv[0]), Exit.USAGE)
     if argv[:1] == ["context"]:
@@ -89,6 +89,13 @@ def _run(argv: list[str]) -> object:
         given = hook_arguments(argv)
         if given is not None:
             context(**given)
+            return None
+    if argv[:1] == ["search"]:
+        from mnemolog.cli.search_command import search, search_arguments
+
+        plain = search_arguments(argv)
+        if plain is not None:
+            search(**plain)
             return None
     if argv[:1] == ["mcp"]:
         from mnemolog.cli.mcp_handshake import mcp_arguments, start

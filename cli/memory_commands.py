@@ -15,6 +15,7 @@ import typer
 from mnemolog.cli import options
 from mnemolog.cli.command_store import store
 from mnemolog.cli.output import Exit, UserError, console, emit_json, errors
+from mnemolog.cli.search_command import validity
 
 JSON = typer.Option(False, "--json", help="Print JSON.")
 CWD = options.CWD
@@ -38,20 +39,6 @@ def context(
     serve(cwd, project_key, hook, agent, budget, session, json_out)
 
 
-def _validity(data: dict[str, Any]) -> str:
-    """An item's valid time in words: "valid since 2026-10-01", "valid 2026-10-01 to 2026-11-02".
-
-    An item without a valid_from is valid from when it was added (as ``history --valid-at`` reads it).
-    """
-    start = (data["valid_from"] or data.get("created_at") or "")[:10]
-    end = (data["valid_to"] or "")[:10]
-    if start and end:
-        return f"valid {start} to {end}"
-    if start:
-        return f"valid since {start}"
-    return f"valid until {end}" if end else "valid (no valid time recorded)"
-
-
 def _title(data: dict[str, Any]) -> str:
     """An item's title, or, untitled, the start of its text."""
     from mnemolog.domain.context_lines import one_line
@@ -72,41 +59,10 @@ def search(
     json_out: bool = JSON,
 ) -> None:
     """Search memory and the history behind it (this project's past sessions), by words and by meaning, best first."""
-    from mnemolog.domain.context_lines import one_line
-    from mnemolog.domain.services import read
-    from mnemolog.domain.services.recall import recall, recall_hit_dict
+    # Its work lives without typer: a plain `search` starts without it (cli/search_command.py).
+    from mnemolog.cli.search_command import search as run
 
-    if kind is not None and kind not in read.KINDS:
-        raise UserError(f"unknown kind {kind!r} (expected one of {', '.join(read.KINDS)})", Exit.USAGE)
-    if only is not None and only not in ("items", "history"):
-        raise UserError(f"unknown --only {only!r} (expected items or history)", Exit.USAGE)
-    project = _scope(cwd, project_key)
-    with store() as s:
-        found = recall(s.reads(), s.recall(), s.matcher(), query, project, only=only, kind=kind, limit=limit)  # type: ignore[arg-type]
-    hits = [recall_hit_dict(h) for h in found.hits]
-    if json_out:
-        emit_json({"project": project, "query": query, "lexical_only": found.lexical_only or None, "hits": hits})
-        return
-    if found.lexical_only:
-        errors.print(found.lexical_only, highlight=False, markup=False)
-    if not hits:
-        console.print(f"no memory or history matches {query!r} in {project} (or global)", highlight=False, markup=False)
-        return
-    for hit in hits:
-        if hit["type"] == "excerpt":
-            first, last = hit["lines"]
-            lines = f":{first}-{last}" if first is not None else ""
-            date = (hit["date"] or "")[:10]
-            console.print(f"{hit['ref']}  history  {hit['agent']}  {date}  {hit['path']}{lines}", highlight=False, markup=False)
-            console.print(f"    {one_line(hit['text'])[:300]}", highlight=False, markup=False, soft_wrap=True)
-            continue
-        used = f", used {hit['use_count']}x" if hit["use_count"] else ""
-        console.print(
-            f"[item:{hit['id']}]  {hit['kind']}  {hit['trust']}  {_validity(hit)}  {hit['scope']}{used}",
-            highlight=False, markup=False,
-        )
-        body = one_line(f"{hit['title']}: {hit['text']}" if hit["title"] else hit["text"])
-        console.print(f"    {body[:300]}", highlight=False, markup=False, soft_wrap=True)
+    run(query, cwd, project_key, kind, only, limit, json_out)
 
 
 def _show_excerpt(reference: str, project: str, json_out: bool) -> None:
@@ -176,7 +132,7 @@ def show(
         f"item      {data['id']}",
         f"kind      {data['kind']}   scope {data['scope']}   group {data['task_group'] or '-'}",
         f"status    {data['status']}   trust {data['trust']}   revision {data['revision']}",
-        f"valid     {_validity(data).removeprefix('valid ')}",
+        f"valid     {validity(data).removeprefix('valid ')}",
         f"updated   {data['updated_at']}   used {data['use_count']}x (last {data['last_used'] or 'never'})",
         f"title     {_title(data)}",
         f"keywords  {', '.join(data['keywords']) or '-'}",
