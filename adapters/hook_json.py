@@ -117,11 +117,11 @@ def with_hooks(document: dict[str, Any], wanted: list[Hook]) -> dict[str, Any]:
     return {**base, "hooks": hooks}
 
 
-def hook_answer(context: str | None, reload_skills: bool) -> dict[str, Any] | None:
-    """Claude Code's SessionStart hook JSON: the added context and, after writing skills, ``reloadSkills``."""
+def hook_answer(context: str | None, reload_skills: bool, event: str = "SessionStart") -> dict[str, Any] | None:
+    """The hook JSON of ``event`` (SessionStart, UserPromptSubmit): the added context and, after writing skills, ``reloadSkills``."""
     if context is None and not reload_skills:
         return None
-    output: dict[str, Any] = {"hookEventName": "SessionStart"}
+    output: dict[str, Any] = {"hookEventName": event}
     if context is not None:
         output["additionalContext"] = context
     if reload_skills:

@@ -76,6 +76,7 @@ class Settings(BaseModel):
     max_attempts: int = 3
     claim_lease_seconds: float = 900.0
     context_tokens: int = 3_000
+    prompt_recall_tokens: int = Field(default=300, ge=0, description="What the prompt hook may add to one prompt: relevant recall hits the session was not given yet, in tokens (0: nothing).")
     embedding_model: str = Field(default="default", description="The embedding model search ranks by meaning with ('default': the packaged one; 'none': words only).")
     disable_on_external_context: bool = Field(default=False, description="Mark sessions that used web search or MCP tools as polluted.")
     tombstone_key: SecretStr | None = Field(default=None, description="Key for tombstone hashes; generated into home on first use.")

@@ -22,6 +22,7 @@ from mnemolog.cli.output import Exit, UserError, emit_json, errors
 
 # The options of `context` (memory_commands.context): flags, and those taking a value, by parameter.
 _FLAGS = {"--hook": "hook", "--json": "json_out"}
+PROMPT_EVENT = "UserPromptSubmit"  # the agents' hook event on each prompt (Claude Code and Codex name it alike)
 _VALUES = {"--cwd": "cwd", "--project": "project_key", "--agent": "agent", "--budget": "budget", "--session": "session"}
 
 
@@ -95,6 +96,9 @@ def context(
         if folder is not None and not folder.is_dir():
             folder = None  # the session's folder is gone: read the current one
     project = project_of(folder, project_key)
+    if hook and given.get("hook_event_name") == PROMPT_EVENT:
+        _prompt_recall(given.get("prompt"), project, session, budget, json_out)
+        return
     with store() as s:
         result = context_for(s, project, budget, agent if hook else None, session=session, surface="hook" if hook else "context")
         # Claude Code with `install claude-code --project-skills-in-repo`: this session's repository gets its skills.
@@ -119,6 +123,29 @@ def context(
         text = result.text
     if json_out:
         emit_json(hook_answer(text, reload_skills))
+    else:
+        sys.stdout.write(text)
+
+
+def _prompt_recall(prompt: Any, project: str, session: str | None, budget: int | None, json_out: bool) -> None:
+    """The prompt hook: recall bearing on the prompt that this session was not given yet, printed as the hook's added context."""
+    from mnemolog.domain import served_memory
+    from mnemolog.domain.services.injections import served_prompt_recall
+
+    if not isinstance(prompt, str) or not prompt.strip():
+        return
+    with store() as s:
+        limit = s.settings.prompt_recall_tokens if budget is None else budget
+        if limit <= 0:
+            return  # prompt recall turned off
+        found = served_prompt_recall(s, s.recall(), s.ports.tokenizer, prompt, project, session=session, budget=limit)
+    if not found.text:
+        return  # nothing bears on this prompt: the hook adds nothing
+    text = served_memory.wrap(found.text)  # marked, so that reading the session back never takes it for new knowledge
+    if json_out:
+        from mnemolog.adapters.hook_json import hook_answer
+
+        emit_json(hook_answer(text, False, PROMPT_EVENT))
     else:
         sys.stdout.write(text)
 

@@ -201,6 +201,7 @@ class InjectionRow:
     served_at: datetime | None
     tokens: int
     items: tuple[dict[str, object], ...]  # ServedItem fields: item_id, rank, trust, citations, updated_at, score, why
+    excerpts: tuple[str, ...] = ()  # the history excerpts served, by reference (history:<session>:<n>)
 
 
 @dataclass(frozen=True)

@@ -84,6 +84,7 @@ class RecallHit:
     item: ItemRow | None = None
     excerpt: ExcerptHit | None = None
     found_by: tuple[str, ...] = ()  # "words", "meaning"
+    similarity: float = 0.0  # the cosine similarity to the query when found by meaning (0.0 otherwise)
 
 
 @dataclass(frozen=True)
@@ -217,13 +218,13 @@ def order(
             item = items.get(c.ref)
             if item is None:
                 continue
-            hits.append(RecallHit("item", round(relevance(c), 6), item=item, found_by=tuple(sorted(c.found_by))))
+            hits.append(RecallHit("item", round(relevance(c), 6), item=item, found_by=tuple(sorted(c.found_by)), similarity=c.similarity))
         else:
             excerpt = excerpts.get(c.ref)
             if excerpt is None or excerpt.session_id in sessions:
                 continue
             sessions.add(excerpt.session_id)
-            hits.append(RecallHit("excerpt", round(relevance(c), 6), excerpt=excerpt, found_by=tuple(sorted(c.found_by))))
+            hits.append(RecallHit("excerpt", round(relevance(c), 6), excerpt=excerpt, found_by=tuple(sorted(c.found_by)), similarity=c.similarity))
         if len(hits) >= LOOK_FURTHER * limit:
             break
     return supersede(hits)[:limit]

@@ -431,7 +431,7 @@ class ViewReads:
         return [
             InjectionRow(
                 UUID(r["id"]), r["session"], r["project"], r["surface"], when(r["served_at"]), int(r["tokens"] or 0),
-                tuple(json.loads(r["items"] or "[]")),
+                tuple(json.loads(r["items"] or "[]")), tuple(json.loads(r["excerpts"] or "[]")),
             )
             for r in rows
         ]

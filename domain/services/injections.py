@@ -20,11 +20,13 @@ from uuid import UUID
 
 from mnemolog.domain.injection import Injection, ServedItem
 from mnemolog.domain.reads import ItemRow, MemoryReads, SearchHit
-from mnemolog.domain.recall import Only, Recall, RecallReads
+from mnemolog.domain.prompt_recall import PROMPT_TOKENS
+from mnemolog.domain.recall import Only, Recall, RecallHit, RecallReads
 from mnemolog.domain.services import read
 from mnemolog.domain.services.unit_of_work import UnitOfWork
 from mnemolog.domain.tombstone_matcher import TombstoneMatcher
 
+PROMPT_HITS = 5  # the hits a prompt's recall looks at (those clearing the floor are served, within the budget)
 _ITEM_MARKER = re.compile(r"\[item:([0-9a-fA-F-]{36})\]")
 
 
@@ -206,6 +208,66 @@ def served_recall(
     return found
 
 
+@dataclass(frozen=True)
+class PromptRecall:
+    """What one prompt was given: the text (empty when nothing bore on it) and the hits it holds."""
+
+    text: str
+    hits: tuple[RecallHit, ...]
+    tokens: int
+    already_given: int  # relevant hits left out because this session was given them before
+
+
+def served_prompt_recall(
+    uow: UnitOfWork,
+    history: RecallReads,
+    tokenizer: read.Tokenizer,
+    prompt: str,
+    project: str,
+    *,
+    session: str | None,
+    budget: int = PROMPT_TOKENS,
+    surface: str = "hook:prompt",
+) -> PromptRecall:
+    """The hits bearing on ``prompt`` that ``session`` was not given yet, within ``budget`` tokens, recorded as served.
+
+    A hit bears on the prompt only when it clears ``prompt_recall.evidence``'s
+    absolute floor; the session's earlier servings (any surface: its start, a
+    search, an earlier prompt) are read from the injection log, so an item or
+    an excerpt reaches a session once. ``budget`` includes the served-memory
+    tags the hook wraps the text in. A prompt given nothing is recorded too,
+    with no items and no tokens, so ``history --session`` shows it was asked.
+    """
+    from mnemolog.domain import served_memory
+    from mnemolog.domain.prompt_recall import bearing, prompt_text
+    from mnemolog.domain.services.recall import recall
+
+    reads = uow.reads()
+    found = recall(reads, history, uow.matcher(), prompt, project, limit=PROMPT_HITS)
+    given_items: set[str] = set()
+    given_excerpts: set[str] = set()
+    for row in reads.injections(session) if session else []:
+        given_items.update(str(served["item_id"]) for served in row.items)
+        given_excerpts.update(row.excerpts)
+
+    def given(hit: RecallHit) -> bool:
+        if hit.item is not None:
+            return str(hit.item.item_id) in given_items
+        return hit.excerpt is not None and hit.excerpt.reference() in given_excerpts
+
+    strong = bearing(found.hits, prompt)
+    fresh = [h for h in strong if not given(h)]
+    marks = tokenizer.count(served_memory.wrap(""))
+    text, kept = prompt_text(fresh, budget - marks, tokenizer.count)
+    tokens = tokenizer.count(served_memory.wrap(text)) if text else 0
+    items = [h for h in kept if h.item is not None]
+    record_served(
+        uow, session=session, project=project, surface=surface, items=[h.item for h in items if h.item is not None],
+        tokens=tokens, scores=[h.score for h in items], excerpts=[h.excerpt.reference() for h in kept if h.excerpt is not None],
+    )
+    return PromptRecall(text, tuple(kept), tokens, len(strong) - len(fresh))
+
+
 def served_excerpt(
     uow: UnitOfWork, history: RecallReads, tokenizer: read.Tokenizer, reference: str, project: str, *, session: str | None, surface: str
 ) -> dict[str, Any] | None:
@@ -314,6 +376,7 @@ def session_history(reads: MemoryReads, matcher: TombstoneMatcher, session: str)
                 "project": row.project,
                 "tokens": row.tokens,
                 "items": items,
+                "excerpts": list(row.excerpts),
             }
         )
     return SessionHistory(session, tuple(servings), tuple(sorted(cited)))
