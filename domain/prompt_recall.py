@@ -27,10 +27,7 @@ ASSISTANT_CHARS = 160  # an answer's line in an excerpt is cut to this: the user
 _WORD = re.compile(r"[^\W\d_]{4,}", re.UNICODE)
 # Words any request holds (the asking, not the subject): never evidence that a hit bears on a prompt.
 _ASKING = frozenset(
-    "about after again also before being both can't could does doesn't done each from have here into just know like make "
-    "mean need only other over please some such than that their them then there these they this those want what when "
-    "where which while will with would your thing things something anything help change update write code file files "
-    "work works working should still really maybe sure thanks okay".split()
+    ["about", "after", "again", "also", "before", "being", "both", "can't", "could", "does", "doesn't", "done", "each", "from", "have", "here", "into", "just", "know", "like", "make", "mean", "need", "only", "other", "over", "please", "some", "such", "than", "that", "their", "them", "then", "there", "these", "they", "this", "those", "want", "what", "when", "where", "which", "while", "will", "with", "would", "your", "thing", "things", "something", "anything", "help", "change", "update", "write", "code", "file", "files", "work", "works", "working", "should", "still", "really", "maybe", "sure", "thanks", "okay"]
 )
 
 

@@ -19,8 +19,8 @@ from typing import Any
 from uuid import UUID
 
 from mnemolog.domain.injection import Injection, ServedItem
-from mnemolog.domain.reads import ItemRow, MemoryReads, SearchHit
 from mnemolog.domain.prompt_recall import PROMPT_TOKENS
+from mnemolog.domain.reads import ItemRow, MemoryReads, SearchHit
 from mnemolog.domain.recall import Only, Recall, RecallHit, RecallReads
 from mnemolog.domain.services import read
 from mnemolog.domain.services.unit_of_work import UnitOfWork
