@@ -8,6 +8,9 @@ Both agents get the same three things, with the absolute path of this
   hook's added context;
 - a ``SessionEnd`` hook, ``mnemolog capture --hook --agent A``: the finished
   session is ingested, extracted and consolidated in the background;
+- a ``UserPromptSubmit`` hook, ``mnemolog context --hook --json --agent A``
+  again (the event in its input tells the two apart): recall bearing on each
+  prompt that the session was not given yet (``--no-prompt-recall``: none);
 - the MCP server ``mnemolog`` (``mnemolog mcp``): search, read, note, cite.
 
 Codex: ``$CODEX_HOME/hooks.json`` and ``[mcp_servers.mnemolog]`` in
@@ -56,6 +59,7 @@ class Target:
     claude_json: Path | None  # Claude Code's ~/.claude.json (None for Codex)
     mnemolog: Path
     env: dict[str, str] = field(default_factory=dict)
+    prompt_recall: bool = True  # the UserPromptSubmit hook too
 
     @classmethod
     def for_agent(cls, agent: str, environ: Mapping[str, str] | None = None) -> Target:
@@ -73,13 +77,15 @@ class Target:
         return cls(agent, user / ".claude", user / ".claude.json", mnemolog_executable(), store_env)
 
     def hooks(self) -> list[hook_json.Hook]:
-        """The SessionStart and SessionEnd handlers for this agent."""
+        """The SessionStart, UserPromptSubmit (unless opted out) and SessionEnd handlers for this agent."""
         start = hook_json.command_line(self.mnemolog, "context", "--hook", "--json", "--agent", self.agent, env=self.env)
         end = hook_json.command_line(self.mnemolog, "capture", "--hook", "--agent", self.agent, env=self.env)
+        # The same command as SessionStart: the hook's input names the event. Every prompt waits for it: a short time-out.
+        prompt = [hook_json.Hook("UserPromptSubmit", start, None, 10)] if self.prompt_recall else []
         if self.agent == "codex":
             # Codex clamps a SessionEnd hook to 3 s; capture returns at once and works in the background.
-            return [hook_json.Hook("SessionStart", start, "startup|resume|clear", 30), hook_json.Hook("SessionEnd", end, None, 3)]
-        return [hook_json.Hook("SessionStart", start, "startup|resume|clear|compact", 30), hook_json.Hook("SessionEnd", end, None, 10)]
+            return [hook_json.Hook("SessionStart", start, "startup|resume|clear", 30), *prompt, hook_json.Hook("SessionEnd", end, None, 3)]
+        return [hook_json.Hook("SessionStart", start, "startup|resume|clear|compact", 30), *prompt, hook_json.Hook("SessionEnd", end, None, 10)]
 
     @property
     def hooks_file(self) -> Path:

@@ -37,7 +37,7 @@ COMMANDS: dict[str, Entry] = {
     "render": Entry("pipeline_commands", "Render the memory folder (Codex's layout) from the projections."),
     "run": Entry("pipeline_commands", "The whole pipeline: ingest, extract, consolidate, render."),
     "capture": Entry("capture_commands", "Put finished sessions into memory now: ingest, extract and consolidate them (the SessionEnd hook runs this)."),
-    "install": Entry("install_commands", "Connect an agent to mnemolog: SessionStart/SessionEnd hooks and the MCP server, with absolute paths, backups and a diff."),
+    "install": Entry("install_commands", "Connect an agent to mnemolog: SessionStart/UserPromptSubmit/SessionEnd hooks and the MCP server, with absolute paths, backups and a diff."),
     "tokens": Entry("pipeline_commands", "Tokens phase 1 sends per session, against Codex's plain serialisation; checks nothing important is lost."),
     "eval": Entry("eval_commands", "Run the whole pipeline on an eval corpus in a fresh temporary store and score what each project's next session gets."),
     "forget": Entry("forget_commands", "Forget for good: a value (tombstone), a session or an item. Enforced by code at every read and write."),

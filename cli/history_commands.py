@@ -303,13 +303,16 @@ def _session_history(session: str, json_out: bool) -> None:
     )
     for serving in told.servings:
         console.print(
-            f"  {serving['at']}  {serving['surface']}  {serving['project']}  {serving['tokens']} tokens, {len(serving['items'])} item(s)",
+            f"  {serving['at']}  {serving['surface']}  {serving['project']}  {serving['tokens']} tokens, {len(serving['items'])} item(s)"
+            + (f", {len(serving['excerpts'])} excerpt(s)" if serving["excerpts"] else ""),
             highlight=False, markup=False,
         )
         for item in serving["items"]:
             title = _served_label(item)
             cited = "  [cited]" if item["cited"] else ""
             console.print(f"    {item['rank']:>3}. {item['item_id']}  {title}: {item['why']}{cited}", highlight=False, markup=False)
+        for reference in serving["excerpts"]:
+            console.print(f"         {reference}", highlight=False, markup=False)
 
 
 def _served_label(item: dict[str, Any]) -> str:

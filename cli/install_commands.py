@@ -20,9 +20,12 @@ def install(
         False, "--project-skills-in-repo",
         help="Claude Code: also write each project's skills into <repo>/.claude/skills (at the start of a session there), as real skills of that repository.",
     ),
+    no_prompt_recall: bool = typer.Option(
+        False, "--no-prompt-recall", help="Do not add the UserPromptSubmit hook (recall bearing on each prompt, within prompt_recall_tokens).",
+    ),
     json_out: bool = typer.Option(False, "--json", help="Print what was (or would be) changed as JSON."),
 ) -> None:
-    """Connect an agent to mnemolog: SessionStart/SessionEnd hooks and the MCP server, with absolute paths, backups and a diff.
+    """Connect an agent to mnemolog: SessionStart/UserPromptSubmit/SessionEnd hooks and the MCP server, with absolute paths, backups and a diff.
 
     Both also get mnemolog's user-wide skills in their user skill folder (~/.claude/skills, $CODEX_HOME/skills); a
     project's skills reach only that project's sessions (in the SessionStart context; Claude Code with
@@ -35,6 +38,10 @@ def install(
     if agent != "claude-code" and project_skills_in_repo:
         raise UserError("--project-skills-in-repo is for claude-code (Codex gets a project's skills in its SessionStart context)", Exit.USAGE)
     target = Target.for_agent(agent)
+    if no_prompt_recall:
+        from dataclasses import replace
+
+        target = replace(target, prompt_recall=False)
     if uninstall:
         report = _uninstall(target, dry_run)
     else:
@@ -151,7 +158,7 @@ def _trust_codex_hooks(target: Any, manifest: Any, codex: Path | None, no_trust:
     from mnemolog.adapters import hook_json
     from mnemolog.adapters.codex_app_server import CodexAppServerError, trust_hooks
 
-    how = "start codex, type /hooks and trust mnemolog's SessionStart and SessionEnd hooks"
+    how = "start codex, type /hooks and trust mnemolog's SessionStart, UserPromptSubmit and SessionEnd hooks"
     if no_trust:
         return f"not asked (--no-trust): {how}"
     binary = codex or (Path(found) if (found := shutil.which("codex")) else None)

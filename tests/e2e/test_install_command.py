@@ -41,6 +41,7 @@ def test_claude_code_install_is_idempotent_keeps_the_users_hooks_and_uninstalls_
     start = config["hooks"]["SessionStart"][0]["hooks"][0]["command"]
     end = config["hooks"]["SessionEnd"][0]["hooks"][0]["command"]
     assert " context --hook --json --agent claude-code" in start and " capture --hook --agent claude-code" in end
+    assert config["hooks"]["UserPromptSubmit"] == [{"hooks": [{"type": "command", "command": start, "timeout": 10}]}]  # recall per prompt
     assert all(part.startswith("/") for part in (start.split()[1], end.split()[1]))  # after MNEMOLOG_HOME=...
     server = json.loads((Path(home["HOME"]) / ".claude.json").read_text())["mcpServers"]["mnemolog"]
     assert Path(server["command"]).is_absolute() and server["args"] == ["mcp"]
@@ -87,9 +88,30 @@ def test_codex_install_edits_the_toml_in_place_and_never_touches_codex_memories(
     assert "features" not in config  # Codex's own memory pipeline stays as the user set it
     hooks = json.loads((codex / "hooks.json").read_text())["hooks"]
     assert hooks["SessionEnd"][0]["hooks"][0]["timeout"] == 3
+    assert " context --hook --json --agent codex" in hooks["UserPromptSubmit"][0]["hooks"][0]["command"]
     assert (codex / "memories" / "raw_memories.md").read_text() == "Codex's own\n"
 
     assert run_cli("install", "codex", "--uninstall", env=home).code == 0
+    assert files(home) == before
+
+
+@pytest.mark.parametrize("agent", ["claude-code", "codex"])
+def test_prompt_recall_can_be_left_out_and_put_back_and_uninstall_takes_it_out(home: dict[str, str], agent: str) -> None:
+    hooks_file = Path(home["HOME"]) / (".claude/settings.json" if agent == "claude-code" else ".codex/hooks.json")
+    before = files(home)
+
+    assert run_cli("install", agent, "--no-prompt-recall", "--no-trust", env=home).code == 0
+    events = json.loads(hooks_file.read_text())["hooks"]
+    assert "UserPromptSubmit" not in events and "SessionStart" in events
+    without = files(home)
+    again = run_cli("install", agent, "--no-prompt-recall", "--no-trust", env=home)
+    assert again.code == 0 and files(home) == without, "idempotent without it too"
+
+    assert run_cli("install", agent, "--no-trust", env=home).code == 0
+    events = json.loads(hooks_file.read_text())["hooks"]
+    assert len(events["UserPromptSubmit"]) == 1 and len(events["SessionStart"]) == 1
+
+    assert run_cli("install", agent, "--uninstall", env=home).code == 0
     assert files(home) == before
 
 
