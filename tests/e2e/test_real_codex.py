@@ -52,7 +52,7 @@ def test_codex_session_memory_reaches_the_next_session_of_its_project_only(agent
 
     installed = world.mnemolog("install", "codex")
     assert installed.code == 0, installed.err
-    assert "trusted by" in installed.out and "(2 hooks)" in installed.out
+    assert "trusted by" in installed.out and "(3 hooks)" in installed.out
     hooks = json.loads((codex_home / "hooks.json").read_text())
     commands = [h["command"] for groups in hooks["hooks"].values() for g in groups for h in g["hooks"]]
     assert all(str(world.mnemolog_home) in c and "/mnemolog " in c and c.split()[1].startswith("/") for c in commands)
