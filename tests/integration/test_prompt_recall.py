@@ -5,7 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from mnemolog.adapters.store import Store
-from mnemolog.domain.services.injections import served_context, served_prompt_recall, session_history
+from mnemolog.domain.services.injections import (
+    served_context,
+    served_prompt_recall,
+    session_history,
+)
 from support.memory import item, save
 from support.session_pipeline import ingest_files
 from support.sessions import thread_id, write_rollout
@@ -23,7 +27,7 @@ def _world(store: Store, folder: Path) -> None:
     ])
 
 
-def _prompt(store: Store, prompt: str, session: str, budget: int = 300):  # noqa: ANN202
+def _prompt(store: Store, prompt: str, session: str, budget: int = 300):
     return served_prompt_recall(store, store.recall(), store.ports.tokenizer, prompt, API, session=session, budget=budget)
 
 
