@@ -193,7 +193,12 @@ def order(
     excerpts: Mapping[str, ExcerptHit],
     limit: int,
 ) -> list[RecallHit]:
-    """The hits, best first: recency among excerpts, items before excerpts at a tie, one excerpt per session."""
+    """The hits, best first: recency among excerpts, items before excerpts at a tie, one excerpt per session.
+
+    A candidate whose item or excerpt the reads no longer give is left out (another process re-projected
+    its session between the lists' reads and the excerpts' own: the ids the index held are gone).
+    """
+    candidates = [c for c in candidates if c.ref in (items if c.kind == "item" else excerpts)]
     dates = [e.date.timestamp() for e in excerpts.values() if e.date is not None]
     oldest, newest = (min(dates), max(dates)) if dates else (0.0, 0.0)
     span = (newest - oldest) or 1.0

@@ -57,6 +57,12 @@ def _check(world: AgentWorld, wire: str, run: callable, sessions: callable) -> N
     assert any("1 excerpt(s)" in line for line in _served(world, first)) and any(f"history:{thread_id(7)}:0" in line for line in _served(world, first))
     quiet = _served(world, second)
     assert quiet and all("0 tokens, 0 item(s)" in line for line in quiet), quiet
+    # Read back, what the hook added is served memory: never part of the session's own history.
+    world.wait_for_capture(2)
+    found = world.mnemolog("search", "csv export reporting database 5000 rows", "--only", "history", "--json")
+    assert found.code == 0, found.err
+    texts = [h["text"] for h in found.json()["hits"]]
+    assert any(DECISION in t for t in texts) and not any("Recalled for this prompt" in t for t in texts), texts
 
 
 def test_claude_codes_prompt_hook_adds_the_decision_to_that_prompt_only(agent_world: tuple[AgentWorld, MemoryUsingModel]) -> None:

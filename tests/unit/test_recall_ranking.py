@@ -73,3 +73,11 @@ def test_a_later_chat_on_another_subject_stays_where_it_ranks() -> None:
     hits = order(fuse([], ["1", "2"], []), {}, {"1": first, "2": later}, 10)
 
     assert [h.excerpt.excerpt_id for h in hits if h.excerpt] == [1, 2]
+
+
+def test_a_candidate_whose_text_the_reads_no_longer_give_is_left_out_and_the_similarity_is_kept() -> None:
+    # Another process re-projected a session between the index's read and the excerpts' own: its old ids are gone.
+    session = uuid4()
+    hits = order(fuse([], ["7"], [("excerpt", "8", 0.7), ("excerpt", "7", 0.5)]), {}, {"7": an_excerpt("7", session, 1)}, 10)
+
+    assert [(h.excerpt.excerpt_id, h.found_by, h.similarity) for h in hits if h.excerpt] == [(7, ("meaning", "words"), 0.5)]
