@@ -3,7 +3,9 @@
 A chat of project A recorded a decision. With ``mnemolog install``, a prompt
 that bears on it makes the UserPromptSubmit hook add the decision's excerpt
 to that prompt's model request (wrapped as served memory); a prompt about
-nothing remembered adds nothing; ``history --session`` shows both.
+nothing remembered adds nothing (its SessionStart context may hold what the
+first session's capture made of the old chat: that is not the prompt hook's);
+``history --session`` shows both.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from mnemolog.domain.prompt_recall import HEADER
 from support.agent_model_server import Recorded, Reply
 from support.real_agents import CLAUDE_KEY, AgentWorld, MemoryUsingModel
 from support.session_pipeline import ingest_files
@@ -49,10 +52,13 @@ def _check(world: AgentWorld, wire: str, run: callable, sessions: callable) -> N
     asked = [r for r in world.server.requests[seen:] if r.wire == wire and r.is_main_turn]
     assert asked and "5000 rows" in asked[0].text and "<mnemolog-memory>" in asked[0].text, "the decision reaches the prompt's request"
     assert f"history:{thread_id(7)}:0" in asked[0].text
+    # The first session's capture runs the pipeline, which may make the old chat's decision an item that the next
+    # session's SessionStart context holds: wait for it, so the next prompt's request shows only what its hook added.
+    world.wait_for_capture(1)
     seen = len(world.server.requests)
     run(EVERYDAY)
     everyday = [r for r in world.server.requests[seen:] if r.wire == wire and r.is_main_turn]
-    assert everyday and "5000 rows" not in everyday[0].text and "mnemolog-memory" not in everyday[0].text
+    assert everyday and HEADER not in everyday[0].text and f"history:{thread_id(7)}" not in everyday[0].text, "the prompt hook added nothing"
     first, second = sessions()
     assert any("1 excerpt(s)" in line for line in _served(world, first)) and any(f"history:{thread_id(7)}:0" in line for line in _served(world, first))
     quiet = _served(world, second)
