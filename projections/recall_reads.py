@@ -13,6 +13,7 @@ the query embedded by the same model that embedded the texts.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
@@ -33,6 +34,9 @@ _SHOWN = (
     "s.source, s.native_id, s.path, s.updated_at"
 )
 _LIVE = "s.mode = 'enabled' AND s.deleted = 0"
+CANDIDATES = 4  # ranked chats looked up for the reader's scope, per hit asked for (plus 10)
+STEM = 5  # the letters two words must share to count as one when an excerpt is picked
+_WORD = re.compile(r"\w+", re.UNICODE)
 
 
 def _hit(r: dict[str, Any]) -> ExcerptHit:
@@ -53,14 +57,22 @@ def _hit(r: dict[str, Any]) -> ExcerptHit:
 
 
 def _sqlite_sessions(sql: Sql, terms: list[str], project: str, limit: int) -> list[str]:
+    """The best chats of ``project`` for the words: FTS5 ranks the matches in the index alone, the best few are looked up.
+
+    Only ``CANDIDATES`` × ``limit`` of the ranked matches are joined to their sessions (most are the reader's);
+    when too few of them are, every match is.
+    """
     search = table("session_search")
     expression = " OR ".join(f'"{t}"' for t in terms)
-    rows = sql.rows(
-        f"SELECT h.session_id FROM (SELECT rowid AS rid, -bm25({search}) AS score FROM {search} WHERE {search} MATCH ?) m "
+    statement = (
+        f"SELECT h.session_id FROM (SELECT rowid AS rid, rank AS score FROM {search} WHERE {search} MATCH ? ORDER BY rank LIMIT ?) m "
         f"JOIN {table('history_sessions')} h ON h.id = m.rid JOIN {table('sessions')} s ON s.id = h.session_id "
-        f"WHERE h.scope = ? AND {_LIVE} ORDER BY m.score DESC, h.id LIMIT ?",
-        [expression, project, limit],
+        f"WHERE h.scope = ? AND {_LIVE} ORDER BY m.score, h.id LIMIT ?"
     )
+    ranked = CANDIDATES * limit + 10
+    rows = sql.rows(statement, [expression, ranked, project, limit])
+    if len(rows) < limit:
+        rows = sql.rows(statement, [expression, -1, project, limit])  # the reader's scope held few of the best: rank them all
     return [r["session_id"] for r in rows]
 
 
@@ -76,28 +88,26 @@ def _postgres_sessions(sql: Sql, terms: list[str], project: str, limit: int) -> 
     return [r["session_id"] for r in rows]
 
 
-def _best_in(sql: Sql, dialect: str, terms: list[str], sessions: list[str]) -> dict[str, dict[str, Any]]:
-    """Of each of these sessions, the excerpt the words rank best."""
+def _best_in(sql: Sql, terms: list[str], sessions: list[str]) -> dict[str, dict[str, Any]]:
+    """Of each of these sessions, the excerpt holding most of the words (the earlier one at a tie).
+
+    A session has a few excerpts: they are read by the session index and counted here, rather than
+    ranked by the full-text index over every excerpt holding a word.
+    """
     marks = ", ".join("?" for _ in sessions)
-    if dialect == "sqlite":
-        search = table("excerpt_search")
-        rows = sql.rows(
-            f"SELECT {_SHOWN}, m.score FROM (SELECT rowid AS rid, -bm25({search}) AS score FROM {search} WHERE {search} MATCH ?) m "
-            f"JOIN {table('excerpts')} e ON e.id = m.rid JOIN {table('sessions')} s ON s.id = e.session_id "
-            f"WHERE e.session_id IN ({marks}) ORDER BY m.score DESC, e.id",
-            [" OR ".join(f'"{t}"' for t in terms), *sessions],
-        )
-    else:
-        rows = sql.rows(
-            f"SELECT {_SHOWN}, ts_rank(e.document, q.query) AS score "
-            f"FROM {table('excerpts')} e JOIN {table('sessions')} s ON s.id = e.session_id, websearch_to_tsquery('english', ?) AS q(query) "
-            f"WHERE e.document @@ q.query AND e.session_id IN ({marks}) ORDER BY score DESC, e.id",
-            [" or ".join(terms), *sessions],
-        )
-    best: dict[str, dict[str, Any]] = {}
+    rows = sql.rows(
+        f"SELECT {_SHOWN} FROM {table('excerpts')} e JOIN {table('sessions')} s ON s.id = e.session_id "
+        f"WHERE e.session_id IN ({marks}) ORDER BY e.session_id, e.n",
+        sessions,
+    )
+    stems = [t[:STEM] for t in terms]
+    best: dict[str, tuple[int, dict[str, Any]]] = {}
     for r in rows:
-        best.setdefault(r["session_id"], r)
-    return best
+        words = {w[:STEM] for w in _WORD.findall((r["text"] or "").casefold())}
+        held = sum(1 for stem in stems if stem in words)
+        if r["session_id"] not in best or held > best[r["session_id"]][0]:
+            best[r["session_id"]] = (held, r)
+    return {session: row for session, (_, row) in best.items()}
 
 
 class ViewRecall:
@@ -132,7 +142,7 @@ class ViewRecall:
         run = _sqlite_sessions if self.view.dialect == "sqlite" else _postgres_sessions
         with self.view.reading() as sql:
             sessions = run(sql, terms, project, limit)
-            best = _best_in(sql, self.view.dialect, terms, sessions) if sessions else {}
+            best = _best_in(sql, terms, sessions) if sessions else {}
         return [_hit(best[s]) for s in sessions if s in best]
 
     def nearest(self, query: str, project: str, limit: int, *, items: bool, excerpts: bool) -> list[tuple[str, str, float]]:
