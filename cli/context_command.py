@@ -28,30 +28,12 @@ _VALUES = {"--cwd": "cwd", "--project": "project_key", "--agent": "agent", "--bu
 
 def hook_arguments(args: list[str]) -> dict[str, Any] | None:
     """The keyword arguments of ``context`` for ``context --hook …`` as typer would give them; None for anything else."""
-    if args[:1] != ["context"] or "--hook" not in args:
+    from mnemolog.cli.plain_arguments import plain_arguments
+
+    if "--hook" not in args:
         return None
-    given: dict[str, Any] = {"cwd": None, "project_key": None, "hook": False, "agent": None, "budget": None, "session": None, "json_out": False}
-    seen: set[str] = set()
-    rest = iter(args[1:])
-    for arg in rest:
-        name, _, inline = arg.partition("=")
-        if name in seen or not ((name in _FLAGS and "=" not in arg) or name in _VALUES):
-            return None  # repeated, unknown, --help, a flag given a value: typer's to answer
-        seen.add(name)
-        if name in _FLAGS:
-            given[_FLAGS[name]] = True
-            continue
-        value = inline if "=" in arg else next(rest, None)
-        if value is None or value == "" or value.startswith("-"):
-            return None  # a missing value (or an option where a value belongs): typer's usage error
-        given[_VALUES[name]] = value
-    if given["budget"] is not None:
-        if not (given["budget"].isascii() and given["budget"].isdigit()):
-            return None  # typer's conversion (and its error) for anything but plain digits
-        given["budget"] = int(given["budget"])
-    if given["cwd"] is not None:
-        given["cwd"] = Path(given["cwd"])
-    return given
+    defaults = {"cwd": None, "project_key": None, "hook": False, "agent": None, "budget": None, "session": None, "json_out": False}
+    return plain_arguments(args, "context", _FLAGS, _VALUES, defaults, numbers=("budget",), paths=("cwd",))
 
 
 def stdin_text() -> str:

@@ -1,9 +1,9 @@
 """Plain command lines read without typer, for the commands agents run at every turn.
 
 typer builds its parameters with pydantic type adapters on every run and costs
-about as much as opening the store. ``search`` (what the served instructions
-tell agents to run) reads its options here when the command line is plain
-(``context --hook`` has its own reader, ``cli/context_command.hook_arguments``): each known option once,
+about as much as opening the store. ``context --hook`` (the agents' hooks)
+and ``search`` (what the served instructions tell agents to run) read their
+options here when the command line is plain: each known option once,
 values as typer takes them, no help, no abbreviation. Anything else (help, an
 unknown or repeated option, a missing or odd value) gets None, and typer
 answers it with the same usage error or help as always.
